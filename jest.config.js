@@ -6,6 +6,6 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	testTimeout: 30000,
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json', isolatedModules: true }],
+		'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json' }],
 	},
 };

@@ -1,0 +1,249 @@
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from './helpers/callbackSignature';
+import {
+	callbackEventId,
+	callbackToItem,
+	parseCallback,
+	rememberEvent,
+	secretsEqual,
+} from './trigger/callbackEvent';
+import type { Verification } from './trigger/callbackEvent';
+import { fetchPaymentStatus } from './trigger/confirmStatus';
+
+/** In-process memory of recent event ids per trigger, for duplicates that arrive at the same moment. */
+const recentEvents = new Map<string, IDataObject>();
+
+/** Answers a refused callback with a JSON status and starts nothing. */
+function refuse(context: IWebhookFunctions, status: number, reason: string): IWebhookResponseData {
+	const res = context.getResponseObject();
+	res.status(status).json({ received: false, error: reason });
+	return { noWebhookResponse: true };
+}
+
+export class LittlePayTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Little Pay Trigger',
+		name: 'littlePayTrigger',
+		icon: { light: 'file:littlepay.svg', dark: 'file:littlepay.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when Little Pay calls back about a payment or a refund',
+		defaults: { name: 'Little Pay Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'littlePayApiKeyApi',
+				required: true,
+				displayOptions: { show: { confirmWithStatusApi: [true] } },
+			},
+		],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'littlepay',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'Copy the Production URL above into the Callback URL of the Little Pay node (or use an expression). For refund callbacks, append ?token= and your Refund Callback Token.',
+				name: 'wiringNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: ['*'],
+				description: 'The callbacks that start the workflow; others are acknowledged and ignored',
+				options: [
+					{ name: 'Any Event', value: '*', description: 'Every payment and refund callback' },
+					{
+						name: 'Payment Completed',
+						value: 'payment.completed',
+						description: 'The payment status became COMPLETED',
+					},
+					{
+						name: 'Payment Failed',
+						value: 'payment.failed',
+						description: 'The payment status became FAILED',
+					},
+					{
+						name: 'Refund Completed',
+						value: 'refund.completed',
+						description: 'A refund that answered PENDING completed',
+					},
+					{
+						name: 'Refund Failed',
+						value: 'refund.failed',
+						description: 'A refund that answered PENDING failed',
+					},
+				],
+			},
+			{
+				displayName: 'Verify Signatures',
+				name: 'verifySignatures',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to refuse payment callbacks whose X-LittlePay-Signature does not verify against the public key',
+			},
+			{
+				displayName:
+					'Signature verification is OFF: anyone who learns this URL can start this workflow with a made-up payment. Turn on Confirm With Status API or verification before using this with real money.',
+				name: 'unverifiedNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { verifySignatures: [false] } },
+			},
+			{
+				displayName: 'Public Key',
+				name: 'publicKey',
+				type: 'string',
+				typeOptions: { rows: 6 },
+				default: LITTLE_PAY_PUBLIC_KEY_PEM,
+				description:
+					"Little Pay's published RSA public key (PEM). Replace it after a key rotation, or with the sandbox's publicKeyPem.",
+				displayOptions: { show: { verifySignatures: [true] } },
+			},
+			{
+				displayName: 'Refund Callback Token',
+				name: 'refundToken',
+				type: 'string',
+				typeOptions: { password: true },
+				default: '',
+				description:
+					'Secret that unsigned refund callbacks must carry as ?token= in their URL. Refund callbacks are not documented as signed; without a token or a valid signature they are refused.',
+			},
+			{
+				displayName: 'Confirm With Status API',
+				name: 'confirmWithStatusApi',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to ask the Little Pay status endpoint before starting the workflow and refuse callbacks the gateway does not confirm',
+			},
+			{
+				displayName: 'Timestamp Tolerance (Seconds)',
+				name: 'toleranceSeconds',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 300,
+				description:
+					'How far X-LittlePay-Timestamp may be from now; older or newer callbacks are refused as replays',
+				displayOptions: { show: { verifySignatures: [true] } },
+			},
+		],
+	};
+
+	webhookMethods = {
+		default: {
+			// Little Pay has no API to register callback URLs: the URL travels with each intent or refund.
+			// These methods manage the trigger's own state: its memory of delivered events.
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				const memory = this.getWorkflowStaticData('node');
+				return typeof memory.activatedAt === 'string';
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				const memory = this.getWorkflowStaticData('node');
+				memory.activatedAt = new Date().toISOString();
+				memory.seenEventIds = [];
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				const memory = this.getWorkflowStaticData('node');
+				delete memory.activatedAt;
+				delete memory.seenEventIds;
+				recentEvents.delete(`${this.getWorkflow().id ?? ''}:${this.getNode().id}`);
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const req = this.getRequestObject();
+		if (req.rawBody === undefined && typeof req.readRawBody === 'function') await req.readRawBody();
+		const rawBody: Buffer | undefined = req.rawBody;
+		if (!rawBody || rawBody.length === 0) return refuse(this, 400, 'empty-body');
+
+		const callback = parseCallback(rawBody);
+		if ('error' in callback) return refuse(this, 400, callback.error);
+
+		const verifySignatures = this.getNodeParameter('verifySignatures', true) as boolean;
+		const hasSignature = req.headers['x-littlepay-signature'] !== undefined;
+		let verified: Verification = 'none';
+
+		// Payment callbacks must be signed (fail closed); refunds may be signed or carry the token.
+		if (verifySignatures && (callback.kind === 'payment' || hasSignature)) {
+			const check = verifyCallbackSignature({
+				rawBody,
+				timestampHeader: req.headers['x-littlepay-timestamp'],
+				signatureHeader: req.headers['x-littlepay-signature'],
+				publicKeyPem: this.getNodeParameter('publicKey', LITTLE_PAY_PUBLIC_KEY_PEM) as string,
+				toleranceSeconds: this.getNodeParameter('toleranceSeconds', 300) as number,
+			});
+			if (!check.ok) return refuse(this, 401, check.reason);
+			verified = 'signature';
+		} else if (callback.kind === 'refund') {
+			const token = this.getNodeParameter('refundToken', '') as string;
+			const given = typeof req.query?.token === 'string' ? req.query.token : '';
+			if (token !== '' && given !== '' && secretsEqual(given, token)) verified = 'token';
+			else if (verifySignatures || token !== '') return refuse(this, 401, 'missing-or-wrong-token');
+		}
+
+		const events = this.getNodeParameter('events', ['*']) as string[];
+		const wanted =
+			callback.event !== undefined && (events.includes('*') || events.includes(callback.event));
+		if (!wanted) return { webhookResponse: { received: true, ignored: callback.event ?? 'not-final' } };
+
+		let statusConfirmed: boolean | undefined;
+		if (this.getNodeParameter('confirmWithStatusApi', false) as boolean) {
+			let record: IDataObject | undefined;
+			try {
+				record = await fetchPaymentStatus(this, String(callback.body.reference));
+			} catch {
+				// Could not ask: answer 503 so the gateway delivers again later rather than losing it.
+				return refuse(this, 503, 'status-check-unavailable');
+			}
+			const expected = callback.kind === 'payment' ? String(callback.body.status) : 'COMPLETED';
+			if (!record || String(record.status).toUpperCase() !== expected.toUpperCase()) {
+				return refuse(this, 401, 'status-not-confirmed');
+			}
+			statusConfirmed = true;
+			if (verified === 'none') verified = 'status-check';
+		}
+
+		const triggerId = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+		const memory = this.getWorkflowStaticData('node');
+		const eventId = callbackEventId(callback);
+		const recent = recentEvents.get(triggerId) ?? {};
+		recentEvents.set(triggerId, recent);
+		const seenHere = rememberEvent(recent, eventId);
+		const seenBefore = rememberEvent(memory, eventId);
+		if (seenHere || seenBefore) {
+			return { webhookResponse: { received: true, duplicate: true } };
+		}
+
+		const item = callbackToItem(callback, verified);
+		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;
+		return {
+			webhookResponse: { received: true, event: callback.event },
+			workflowData: [[{ json: item }]],
+		};
+	}
+}

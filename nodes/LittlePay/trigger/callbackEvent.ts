@@ -1,0 +1,111 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IDataObject } from 'n8n-workflow';
+
+export type CallbackKind = 'payment' | 'refund';
+export type CallbackEventName = 'payment.completed' | 'payment.failed' | 'refund.completed' | 'refund.failed';
+export type Verification = 'signature' | 'token' | 'status-check' | 'none';
+
+export interface ParsedCallback {
+	kind: CallbackKind;
+	/** Undefined for statuses that are not final (a refund callback still saying PENDING). */
+	event: CallbackEventName | undefined;
+	body: IDataObject;
+}
+
+const BILLING_FIELDS = [
+	'firstName',
+	'lastName',
+	'address1',
+	'locality',
+	'administrativeArea',
+	'postalCode',
+	'country',
+	'email',
+	'phoneNumber',
+] as const;
+
+/** Parses a callback body, or returns a reason why it is not a Little Pay callback. */
+export function parseCallback(rawBody: Buffer | string): ParsedCallback | { error: string } {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8'));
+	} catch {
+		return { error: 'The body is not JSON' };
+	}
+	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+		return { error: 'The body is not a JSON object' };
+	}
+	const body = parsed as IDataObject;
+	if (typeof body.reference !== 'string' || typeof body.status !== 'string') {
+		return { error: 'The body has no reference or status' };
+	}
+	// Payment callbacks carry the provider and billing payload; refund callbacks carry reason/message.
+	const kind: CallbackKind =
+		'provider' in body || 'payload' in body || 'currency' in body ? 'payment' : 'refund';
+	const status = body.status.toUpperCase();
+	let event: CallbackEventName | undefined;
+	if (status === 'COMPLETED') event = `${kind}.completed`;
+	else if (status === 'FAILED') event = `${kind}.failed`;
+	return { kind, event, body };
+}
+
+/** Stable id of a delivery's content: a gateway retry of the same event gets the same id. */
+export function callbackEventId(callback: ParsedCallback): string {
+	const b = callback.body;
+	const parts = [callback.kind, b.reference, b.key, b.status, b.amount, b.date].map((p) =>
+		p === undefined || p === null ? '' : String(p),
+	);
+	return createHash('sha256').update(parts.join('|')).digest('hex').slice(0, 32);
+}
+
+/** Builds the one clean item a workflow receives for a callback. */
+export function callbackToItem(callback: ParsedCallback, verified: Verification): IDataObject {
+	const b = callback.body;
+	const payload = (typeof b.payload === 'object' && b.payload !== null ? b.payload : {}) as IDataObject;
+	const address = (
+		typeof payload.billingAddress === 'object' && payload.billingAddress !== null
+			? payload.billingAddress
+			: {}
+	) as IDataObject;
+	const billingAddress: IDataObject = {};
+	for (const field of BILLING_FIELDS) billingAddress[field] = address[field] ?? null;
+	const item: IDataObject = {
+		event: callback.event ?? null,
+		kind: callback.kind,
+		reference: b.reference,
+		key: b.key ?? null,
+		status: b.status,
+		amount: b.amount ?? null,
+		currency: b.currency ?? null,
+		provider: b.provider ?? null,
+		date: b.date ?? null,
+		billingAddress,
+		verified,
+		raw: b,
+	};
+	if (callback.kind === 'refund') {
+		item.reason = b.reason ?? null;
+		item.message = b.message ?? null;
+	}
+	return item;
+}
+
+/** Compares two secrets in constant time (a token in a URL is still a secret). */
+export function secretsEqual(given: string, expected: string): boolean {
+	const a = createHash('sha256').update(given).digest();
+	const b = createHash('sha256').update(expected).digest();
+	return timingSafeEqual(a, b) && given.length === expected.length;
+}
+
+/**
+ * Remembers the last `limit` event ids in `memory` (workflow static data) and reports whether
+ * `id` was already seen, so a callback the gateway delivers twice starts the workflow once.
+ */
+export function rememberEvent(memory: IDataObject, id: string, limit = 1000): boolean {
+	const seen = Array.isArray(memory.seenEventIds) ? (memory.seenEventIds as string[]) : [];
+	if (seen.includes(id)) return true;
+	seen.push(id);
+	while (seen.length > limit) seen.shift();
+	memory.seenEventIds = seen;
+	return false;
+}

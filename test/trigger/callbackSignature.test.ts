@@ -1,0 +1,106 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+
+import {
+	LITTLE_PAY_PUBLIC_KEY_PEM,
+	parsePublicKey,
+	verifyCallbackSignature,
+} from '../../nodes/LittlePay/helpers/callbackSignature';
+
+const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const attacker = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const publicKeyPem = gateway.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+const NOW = 1_790_000_000;
+
+const rawBody = '{"reference":"LP-1","status":"COMPLETED","amount":100,  "key":"order12345"}';
+
+function signWith(privateKey: typeof gateway.privateKey, timestamp: number, body: string): string {
+	return sign('sha256', Buffer.from(`${timestamp}.${body}`), privateKey).toString('base64');
+}
+
+function check(overrides: Partial<Parameters<typeof verifyCallbackSignature>[0]> = {}) {
+	return verifyCallbackSignature({
+		rawBody,
+		timestampHeader: String(NOW),
+		signatureHeader: signWith(gateway.privateKey, NOW, rawBody),
+		publicKeyPem,
+		toleranceSeconds: 300,
+		nowSeconds: NOW,
+		...overrides,
+	});
+}
+
+describe('verifyCallbackSignature', () => {
+	it('accepts a callback signed by the gateway key, as a string or a Buffer', () => {
+		expect(check()).toEqual({ ok: true, timestamp: NOW });
+		expect(check({ rawBody: Buffer.from(rawBody) })).toEqual({ ok: true, timestamp: NOW });
+	});
+
+	it('refuses a signature made with another key', () => {
+		expect(check({ signatureHeader: signWith(attacker.privateKey, NOW, rawBody) })).toEqual({
+			ok: false,
+			reason: 'bad-signature',
+		});
+	});
+
+	it('refuses a tampered body', () => {
+		expect(check({ rawBody: rawBody.replace('100', '100000') })).toEqual({
+			ok: false,
+			reason: 'bad-signature',
+		});
+	});
+
+	it('refuses re-serialised JSON: only the raw bytes verify', () => {
+		const reserialised = JSON.stringify(JSON.parse(rawBody));
+		expect(reserialised).not.toBe(rawBody);
+		expect(check({ rawBody: reserialised })).toEqual({ ok: false, reason: 'bad-signature' });
+	});
+
+	it('refuses stale and future timestamps even with a valid signature', () => {
+		const old = NOW - 301;
+		const future = NOW + 301;
+		expect(
+			check({ timestampHeader: String(old), signatureHeader: signWith(gateway.privateKey, old, rawBody) }),
+		).toEqual({ ok: false, reason: 'stale-timestamp' });
+		expect(
+			check({
+				timestampHeader: String(future),
+				signatureHeader: signWith(gateway.privateKey, future, rawBody),
+			}),
+		).toEqual({ ok: false, reason: 'future-timestamp' });
+		const edge = NOW - 300;
+		expect(
+			check({ timestampHeader: String(edge), signatureHeader: signWith(gateway.privateKey, edge, rawBody) }).ok,
+		).toBe(true);
+	});
+
+	it('refuses a signature replayed with a different timestamp', () => {
+		expect(check({ timestampHeader: String(NOW - 10) })).toEqual({ ok: false, reason: 'bad-signature' });
+	});
+
+	it('names missing and malformed headers', () => {
+		expect(check({ signatureHeader: undefined })).toEqual({ ok: false, reason: 'missing-signature' });
+		expect(check({ signatureHeader: 'not base64!' })).toEqual({ ok: false, reason: 'malformed-signature' });
+		expect(check({ signatureHeader: ['a', 'b'] })).toEqual({ ok: false, reason: 'missing-signature' });
+		expect(check({ timestampHeader: undefined })).toEqual({ ok: false, reason: 'missing-timestamp' });
+		expect(check({ timestampHeader: '2026-11-22T10:00:00Z' })).toEqual({
+			ok: false,
+			reason: 'malformed-timestamp',
+		});
+		expect(check({ signatureHeader: 'AAAA' })).toEqual({ ok: false, reason: 'bad-signature' });
+	});
+
+	it('refuses when the raw body is missing instead of trusting parsed JSON', () => {
+		expect(check({ rawBody: undefined })).toEqual({ ok: false, reason: 'missing-raw-body' });
+		expect(check({ rawBody: null })).toEqual({ ok: false, reason: 'missing-raw-body' });
+	});
+
+	it('reports a public key that is not an RSA PEM', () => {
+		expect(check({ publicKeyPem: 'not a key' })).toEqual({ ok: false, reason: 'bad-public-key' });
+	});
+
+	it("ships Little Pay's published key as a usable 2048-bit RSA key", () => {
+		const key = parsePublicKey(LITTLE_PAY_PUBLIC_KEY_PEM);
+		expect(key?.asymmetricKeyDetails?.modulusLength).toBe(2048);
+		expect(check({ publicKeyPem: LITTLE_PAY_PUBLIC_KEY_PEM })).toEqual({ ok: false, reason: 'bad-signature' });
+	});
+});

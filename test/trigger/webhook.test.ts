@@ -1,0 +1,193 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+
+import { callWebhook, newTriggerState } from './webhookContext';
+import type { FakeRequest } from './webhookContext';
+
+const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const attacker = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const publicKey = gateway.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+
+const paymentBody = {
+	reference: 'LP-REF-1',
+	status: 'COMPLETED',
+	payload: { billingAddress: { firstName: 'Amina', email: 'amina@example.com' } },
+	amount: 1500,
+	key: 'order12345',
+	currency: 'KES',
+	provider: 'MPESA',
+	date: '2026-11-22T10:00:00.000Z',
+};
+const refundBody = {
+	status: 'COMPLETED',
+	message: 'Refund processed',
+	amount: 500,
+	reason: 'customer request',
+	date: '2026-11-22T11:00:00.000Z',
+	reference: 'LP-REF-1',
+	key: 'order12345',
+};
+
+function signed(body: object, options: { key?: typeof gateway.privateKey; ageSeconds?: number } = {}): FakeRequest {
+	const raw = JSON.stringify(body);
+	const timestamp = String(Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0));
+	const signature = sign('sha256', Buffer.from(`${timestamp}.${raw}`), options.key ?? gateway.privateKey);
+	return {
+		headers: { 'x-littlepay-timestamp': timestamp, 'x-littlepay-signature': signature.toString('base64') },
+		rawBody: Buffer.from(raw),
+	};
+}
+
+const params = { publicKey };
+
+describe('Little Pay Trigger webhook', () => {
+	it('starts the workflow once with a clean item for a genuine payment callback', async () => {
+		const state = newTriggerState();
+		const call = await callWebhook(state, params, signed(paymentBody));
+		expect(call.started).toBe(true);
+		expect(call.result.webhookResponse).toEqual({ received: true, event: 'payment.completed' });
+		const item = call.result.workflowData![0][0].json;
+		expect(item).toMatchObject({
+			event: 'payment.completed',
+			reference: 'LP-REF-1',
+			key: 'order12345',
+			status: 'COMPLETED',
+			amount: 1500,
+			currency: 'KES',
+			provider: 'MPESA',
+			date: '2026-11-22T10:00:00.000Z',
+			verified: 'signature',
+			raw: paymentBody,
+		});
+		expect(item.billingAddress).toMatchObject({ firstName: 'Amina', email: 'amina@example.com', country: null });
+	});
+
+	const refusals: Array<[string, () => FakeRequest, string]> = [
+		['no signature headers', () => ({ headers: {}, rawBody: Buffer.from(JSON.stringify(paymentBody)) }), 'missing-signature'],
+		['a signature by another key', () => signed(paymentBody, { key: attacker.privateKey }), 'bad-signature'],
+		[
+			'a tampered amount',
+			() => {
+				const req = signed(paymentBody);
+				req.rawBody = Buffer.from(req.rawBody!.toString().replace('1500', '9999999'));
+				return req;
+			},
+			'bad-signature',
+		],
+		['a stale timestamp (replay)', () => signed(paymentBody, { ageSeconds: 301 }), 'stale-timestamp'],
+		['a future timestamp', () => signed(paymentBody, { ageSeconds: -301 }), 'future-timestamp'],
+		[
+			'a malformed signature',
+			() => ({ ...signed(paymentBody), headers: { ...signed(paymentBody).headers, 'x-littlepay-signature': '%%%' } }),
+			'malformed-signature',
+		],
+	];
+	it.each(refusals)('answers 401 and starts nothing for %s', async (_name, request, reason) => {
+		const call = await callWebhook(newTriggerState(), params, request());
+		expect(call.started).toBe(false);
+		expect(call.result.noWebhookResponse).toBe(true);
+		expect(call.response).toEqual({ status: 401, body: { received: false, error: reason } });
+	});
+
+	it('answers 400 for a body that is not a callback, without running', async () => {
+		const call = await callWebhook(newTriggerState(), params, { headers: {}, rawBody: Buffer.from('hello') });
+		expect(call.response.status).toBe(400);
+		expect(call.started).toBe(false);
+	});
+
+	it('acknowledges events the user did not select with 2xx and starts nothing', async () => {
+		const failed = { ...paymentBody, status: 'FAILED' };
+		const call = await callWebhook(newTriggerState(), { ...params, events: ['payment.completed'] }, signed(failed));
+		expect(call.started).toBe(false);
+		expect(call.response.status).toBeUndefined();
+		expect(call.result.webhookResponse).toEqual({ received: true, ignored: 'payment.failed' });
+	});
+
+	it('starts the workflow once when the gateway delivers the same callback twice', async () => {
+		const state = newTriggerState();
+		const first = await callWebhook(state, params, signed(paymentBody));
+		const second = await callWebhook(state, params, signed(paymentBody));
+		expect(first.started).toBe(true);
+		expect(second.started).toBe(false);
+		expect(second.result.webhookResponse).toEqual({ received: true, duplicate: true });
+		const failedLater = await callWebhook(state, params, signed({ ...paymentBody, reference: 'LP-REF-2' }));
+		expect(failedLater.started).toBe(true);
+	});
+
+	it('keeps the duplicate memory bounded', async () => {
+		const state = newTriggerState();
+		for (let i = 0; i < 1005; i++) {
+			await callWebhook(state, params, signed({ ...paymentBody, reference: `R${i}` }));
+		}
+		expect((state.staticData.seenEventIds as string[]).length).toBe(1000);
+	});
+
+	it('refuses unsigned payment callbacks unless verification is explicitly off', async () => {
+		const unsigned: FakeRequest = { headers: {}, rawBody: Buffer.from(JSON.stringify(paymentBody)) };
+		expect((await callWebhook(newTriggerState(), params, unsigned)).response.status).toBe(401);
+		const off = await callWebhook(newTriggerState(), { verifySignatures: false }, unsigned);
+		expect(off.started).toBe(true);
+		expect(off.result.workflowData![0][0].json.verified).toBe('none');
+	});
+
+	describe('refund callbacks', () => {
+		const token = 's3cret-refund-token-0123456789';
+		const unsignedRefund = (query?: Record<string, string>): FakeRequest => ({
+			headers: {},
+			rawBody: Buffer.from(JSON.stringify(refundBody)),
+			query,
+		});
+
+		it('accept an unsigned refund only with the right token', async () => {
+			const ok = await callWebhook(newTriggerState(), { ...params, refundToken: token }, unsignedRefund({ token }));
+			expect(ok.started).toBe(true);
+			expect(ok.result.workflowData![0][0].json).toMatchObject({
+				event: 'refund.completed',
+				verified: 'token',
+				amount: 500,
+				reason: 'customer request',
+			});
+			const wrong = await callWebhook(
+				newTriggerState(),
+				{ ...params, refundToken: token },
+				unsignedRefund({ token: `${token}x` }),
+			);
+			expect(wrong.response).toEqual({ status: 401, body: { received: false, error: 'missing-or-wrong-token' } });
+			const missing = await callWebhook(newTriggerState(), { ...params, refundToken: token }, unsignedRefund());
+			expect(missing.response.status).toBe(401);
+			const noTokenConfigured = await callWebhook(newTriggerState(), params, unsignedRefund({ token: '' }));
+			expect(noTokenConfigured.response.status).toBe(401);
+		});
+
+		it('accept a validly signed refund and refuse a forged one', async () => {
+			const ok = await callWebhook(newTriggerState(), params, signed(refundBody));
+			expect(ok.result.workflowData![0][0].json).toMatchObject({ event: 'refund.completed', verified: 'signature' });
+			const forged = await callWebhook(newTriggerState(), params, signed(refundBody, { key: attacker.privateKey }));
+			expect(forged.response.status).toBe(401);
+		});
+	});
+
+	describe('confirm with status API', () => {
+		it('starts the workflow only when the gateway confirms the status', async () => {
+			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'COMPLETED' } });
+			const call = await callWebhook(state, { ...params, confirmWithStatusApi: true }, signed(paymentBody));
+			expect(call.started).toBe(true);
+			expect(call.result.workflowData![0][0].json).toMatchObject({ verified: 'signature', statusConfirmed: true });
+			expect(state.statusCalls).toEqual(['http://127.0.0.1:1/api/payments-v2/LP-REF-1']);
+		});
+
+		it('refuses a callback whose status the gateway contradicts, even with verification off', async () => {
+			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'PENDING' } });
+			const unsigned: FakeRequest = { headers: {}, rawBody: Buffer.from(JSON.stringify(paymentBody)) };
+			const call = await callWebhook(state, { verifySignatures: false, confirmWithStatusApi: true }, unsigned);
+			expect(call.started).toBe(false);
+			expect(call.response).toEqual({ status: 401, body: { received: false, error: 'status-not-confirmed' } });
+		});
+
+		it('marks an unsigned callback the gateway confirms as status-check', async () => {
+			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'COMPLETED' } });
+			const unsigned: FakeRequest = { headers: {}, rawBody: Buffer.from(JSON.stringify(paymentBody)) };
+			const call = await callWebhook(state, { verifySignatures: false, confirmWithStatusApi: true }, unsigned);
+			expect(call.result.workflowData![0][0].json.verified).toBe('status-check');
+		});
+	});
+});

@@ -1,0 +1,81 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
+
+export interface FakeRequest {
+	headers: Record<string, string | string[] | undefined>;
+	rawBody?: Buffer;
+	query?: Record<string, string>;
+}
+
+export interface WebhookCall {
+	result: IWebhookResponseData;
+	/** Status and body the handler wrote itself (refusals); undefined when n8n answers with webhookResponse. */
+	response: { status?: number; body?: unknown };
+	started: boolean;
+}
+
+export interface TriggerState {
+	staticData: IDataObject;
+	workflowId: string;
+	statusRecords?: Record<string, IDataObject>;
+	statusCalls: string[];
+}
+
+/** Creates the per-trigger state that n8n keeps between calls (static data, workflow id). */
+export function newTriggerState(statusRecords?: Record<string, IDataObject>): TriggerState {
+	return {
+		staticData: {},
+		workflowId: `wf-${Math.random().toString(36).slice(2)}`,
+		statusRecords,
+		statusCalls: [],
+	};
+}
+
+/** Calls the trigger's webhook() the way n8n does, with the given parameters and request. */
+export async function callWebhook(
+	state: TriggerState,
+	params: IDataObject,
+	request: FakeRequest,
+): Promise<WebhookCall> {
+	const response: WebhookCall['response'] = {};
+	const res = {
+		status(code: number) {
+			response.status = code;
+			return res;
+		},
+		json(body: unknown) {
+			response.body = body;
+			return res;
+		},
+	};
+	const defaults: IDataObject = {
+		events: ['*'],
+		verifySignatures: true,
+		toleranceSeconds: 300,
+		refundToken: '',
+		confirmWithStatusApi: false,
+	};
+	const context = {
+		getRequestObject: () => ({ headers: request.headers, rawBody: request.rawBody, query: request.query ?? {} }),
+		getResponseObject: () => res,
+		getNodeParameter: (name: string, fallback?: unknown) =>
+			name in params ? params[name] : name in defaults ? defaults[name] : fallback,
+		getWorkflowStaticData: () => state.staticData,
+		getWorkflow: () => ({ id: state.workflowId, active: true }),
+		getNode: () => ({ id: 'trigger-node', name: 'Little Pay Trigger', type: 'n8n-nodes-littlepay.littlePayTrigger' }),
+		getCredentials: async () => ({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1' }),
+		helpers: {
+			httpRequestWithAuthentication: async (_type: string, options: { url: string }) => {
+				state.statusCalls.push(options.url);
+				const reference = decodeURIComponent(options.url.split('/').pop() ?? '');
+				const record = state.statusRecords?.[reference];
+				return record
+					? { statusCode: 200, body: { date: new Date().toISOString(), data: record } }
+					: { statusCode: 404, body: { data: { message: 'not found' } } };
+			},
+		},
+	} as unknown as IWebhookFunctions;
+	const result = await new LittlePayTrigger().webhook.call(context);
+	return { result, response, started: (result.workflowData?.[0]?.length ?? 0) > 0 };
+}

@@ -1,0 +1,205 @@
+// Starts a real n8n 2.x server with this package installed, and talks to its REST API.
+// Used by the demo (`npm start`) and the end-to-end tests; never shipped.
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import axios from 'axios';
+import type { AxiosInstance } from 'axios';
+
+export const REPO_ROOT = resolve(__dirname, '..');
+export const OWNER = { email: 'demo@littlepay.test', password: 'LittlePay-demo1', firstName: 'Demo', lastName: 'Merchant' };
+
+export interface N8nInstall {
+	node24: string;
+	n8nBin: string;
+}
+
+/** Installs (once, cached under ~/.cache/littlepay-n8n) Node 24 and the pinned n8n, and returns their paths. */
+export function ensureN8nInstalled(): N8nInstall {
+	const out = execFileSync('bash', [join(REPO_ROOT, 'scripts/install-n8n.sh')], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	const value = (name: string) => {
+		const line = out.split('\n').find((l) => l.startsWith(`${name}=`));
+		if (!line) throw new Error(`install-n8n.sh did not print ${name}`);
+		return line.slice(name.length + 1).trim();
+	};
+	return { node24: value('NODE24'), n8nBin: value('N8N_BIN') };
+}
+
+/** Asks the OS for a free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+	return new Promise((res, rej) => {
+		const server = createServer();
+		server.unref();
+		server.on('error', rej);
+		server.listen(0, '127.0.0.1', () => {
+			const address = server.address();
+			const port = typeof address === 'object' && address ? address.port : 0;
+			server.close(() => res(port));
+		});
+	});
+}
+
+/** Copies the built package (package.json + dist) where n8n looks for installed community packages. */
+export function installPackageInto(userFolder: string): void {
+	const target = join(userFolder, '.n8n', 'nodes', 'node_modules', 'n8n-nodes-littlepay');
+	mkdirSync(target, { recursive: true });
+	cpSync(join(REPO_ROOT, 'package.json'), join(target, 'package.json'));
+	cpSync(join(REPO_ROOT, 'dist'), join(target, 'dist'), { recursive: true });
+	writeFileSync(
+		join(userFolder, '.n8n', 'nodes', 'package.json'),
+		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { 'n8n-nodes-littlepay': '*' } }),
+	);
+}
+
+export interface N8nServer {
+	url: string;
+	userFolder: string;
+	logs: () => string;
+	stop: () => Promise<void>;
+}
+
+/** Starts n8n with the package loaded and waits until the editor is accessible. */
+export async function startN8n(options: { port?: number; userFolder?: string; env?: Record<string, string> } = {}): Promise<N8nServer> {
+	const { node24, n8nBin } = ensureN8nInstalled();
+	const port = options.port ?? (await freePort());
+	const userFolder = options.userFolder ?? mkdtempSync(join(tmpdir(), 'littlepay-n8n-'));
+	installPackageInto(userFolder);
+	const env: Record<string, string> = {
+		PATH: process.env.PATH ?? '',
+		HOME: process.env.HOME ?? userFolder,
+		N8N_USER_FOLDER: userFolder,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_RUNNERS_ENABLED: 'false',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		N8N_LOG_LEVEL: 'info',
+		DB_SQLITE_POOL_SIZE: '2',
+		...options.env,
+	};
+	let output = '';
+	const child: ChildProcess = spawn(node24, [n8nBin, 'start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+	child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+	child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+	const exited = new Promise<void>((res) => child.once('exit', () => res()));
+
+	const stop = async () => {
+		if (child.exitCode === null && child.pid) {
+			try {
+				process.kill(-child.pid, 'SIGTERM');
+			} catch {
+				// already gone
+			}
+			const killer = setTimeout(() => {
+				try {
+					if (child.pid) process.kill(-child.pid, 'SIGKILL');
+				} catch {
+					// already gone
+				}
+			}, 10000);
+			await exited;
+			clearTimeout(killer);
+		}
+	};
+
+	const deadline = Date.now() + 180000;
+	while (!/Editor is now accessible/.test(output)) {
+		if (child.exitCode !== null) throw new Error(`n8n exited early:\n${output.slice(-3000)}`);
+		if (Date.now() > deadline) {
+			await stop();
+			throw new Error(`n8n did not start within 180 s:\n${output.slice(-3000)}`);
+		}
+		await new Promise((r) => setTimeout(r, 250));
+	}
+	return { url: `http://127.0.0.1:${port}`, userFolder, logs: () => output, stop };
+}
+
+/** An authenticated client of n8n's internal REST API (the one the editor uses). */
+export class N8nApi {
+	readonly http: AxiosInstance;
+
+	constructor(readonly url: string) {
+		this.http = axios.create({ baseURL: url, validateStatus: () => true, timeout: 30000 });
+	}
+
+	private remember(setCookie: string[] | undefined) {
+		const cookie = (setCookie ?? []).map((c) => c.split(';')[0]).join('; ');
+		if (cookie) this.http.defaults.headers.common.Cookie = cookie;
+	}
+
+	private static data<T>(response: { status: number; data: unknown }, what: string): T {
+		if (response.status >= 300) throw new Error(`${what}: HTTP ${response.status} ${JSON.stringify(response.data)}`);
+		return (response.data as { data: T }).data;
+	}
+
+	/** Creates the owner account on a fresh instance, or logs in when it exists. */
+	async setupOwner(): Promise<void> {
+		const setup = await this.http.post('/rest/owner/setup', OWNER);
+		if (setup.status < 300) return this.remember(setup.headers['set-cookie']);
+		const login = await this.http.post('/rest/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
+		N8nApi.data(login, 'login');
+		this.remember(login.headers['set-cookie']);
+	}
+
+	/** Creates a credential and returns its id. */
+	async createCredential(name: string, type: string, data: Record<string, unknown>): Promise<string> {
+		const res = await this.http.post('/rest/credentials', { name, type, data });
+		return N8nApi.data<{ id: string }>(res, `create credential ${name}`).id;
+	}
+
+	/** Imports a workflow JSON and returns its id and version. */
+	async createWorkflow(workflow: Record<string, unknown>): Promise<{ id: string; versionId: string }> {
+		const body = { settings: {}, ...workflow, active: false };
+		delete (body as Record<string, unknown>).id;
+		const res = await this.http.post('/rest/workflows', body);
+		return N8nApi.data<{ id: string; versionId: string }>(res, `create workflow ${String(workflow.name)}`);
+	}
+
+	/** Publishes (activates) a workflow so its production webhooks listen. */
+	async activateWorkflow(id: string, versionId: string): Promise<void> {
+		const res = await this.http.post(`/rest/workflows/${id}/activate`, { versionId });
+		N8nApi.data(res, `activate workflow ${id}`);
+	}
+
+	/** Lists the executions of a workflow, newest first. */
+	async executions(workflowId: string): Promise<Array<{ id: string; status: string }>> {
+		const res = await this.http.get('/rest/executions', { params: { filter: JSON.stringify({ workflowId }) } });
+		const data = N8nApi.data<{ results: Array<{ id: string; status: string }> }>(res, 'list executions');
+		return data.results;
+	}
+
+	/** Reads one execution with its run data. */
+	async execution(id: string): Promise<Record<string, unknown>> {
+		const res = await this.http.get(`/rest/executions/${id}`);
+		return N8nApi.data<Record<string, unknown>>(res, `get execution ${id}`);
+	}
+
+	/** The node types the editor knows, as served to it. */
+	async nodeTypes(): Promise<Array<{ name: string; displayName: string; iconUrl?: unknown; icon?: unknown; properties?: unknown[] }>> {
+		const res = await this.http.get('/types/nodes.json');
+		if (res.status !== 200) throw new Error(`nodes.json: HTTP ${res.status}`);
+		return res.data;
+	}
+
+	/** The credential types the editor knows. */
+	async credentialTypes(): Promise<Array<{ name: string; displayName: string; iconUrl?: unknown; icon?: unknown }>> {
+		const res = await this.http.get('/types/credentials.json');
+		if (res.status !== 200) throw new Error(`credentials.json: HTTP ${res.status}`);
+		return res.data;
+	}
+}

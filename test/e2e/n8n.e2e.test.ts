@@ -1,0 +1,179 @@
+// End to end in a real n8n 2.x server (Node 24), with the built package installed as a community
+// package, against the sandbox gateway over loopback. `npm test` builds dist/ before this runs.
+import { readFileSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+import axios from 'axios';
+
+import { startSandbox } from '../../sandbox';
+import type { SandboxHandle } from '../../sandbox';
+import { N8nApi, REPO_ROOT, startN8n } from '../../scripts/n8n';
+import type { N8nServer } from '../../scripts/n8n';
+
+jest.setTimeout(600000);
+
+interface Delivery {
+	headers: IncomingHttpHeaders;
+	body: Buffer;
+	status: number;
+}
+
+/** A pass-through in front of n8n that records each callback exactly as the gateway sent it. */
+async function startRecordingProxy(target: string): Promise<{ url: string; deliveries: Delivery[]; server: Server }> {
+	const deliveries: Delivery[] = [];
+	const targetUrl = new URL(target);
+	const server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c: Buffer) => chunks.push(c));
+		req.on('end', () => {
+			const body = Buffer.concat(chunks);
+			const upstream = httpRequest(
+				{ host: targetUrl.hostname, port: targetUrl.port, path: req.url, method: req.method, headers: req.headers },
+				(upRes) => {
+					const out: Buffer[] = [];
+					upRes.on('data', (c: Buffer) => out.push(c));
+					upRes.on('end', () => {
+						deliveries.push({ headers: req.headers, body, status: upRes.statusCode ?? 0 });
+						res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+						res.end(Buffer.concat(out));
+					});
+				},
+			);
+			upstream.on('error', () => res.writeHead(502).end());
+			upstream.end(body);
+		});
+	});
+	await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+	return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, deliveries, server };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60000): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await probe();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
+
+function loadExample(file: string, replacements: Record<string, string>): Record<string, unknown> {
+	let text = readFileSync(join(REPO_ROOT, 'examples/workflows', file), 'utf8');
+	for (const [name, value] of Object.entries(replacements)) {
+		text = text.split(`{{${name}}}`).join(JSON.stringify(value).slice(1, -1));
+	}
+	return JSON.parse(text);
+}
+
+describe('the package in a real n8n server', () => {
+	let sandbox: SandboxHandle;
+	let n8n: N8nServer;
+	let api: N8nApi;
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true, callbackRetryDelaysMs: [200, 500] });
+		n8n = await startN8n();
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await sandbox?.close();
+	});
+
+	it('lists both nodes and both credential types, with their icons', async () => {
+		const nodes = await api.nodeTypes();
+		const names = nodes.map((n) => n.name);
+		expect(names).toEqual(expect.arrayContaining(['n8n-nodes-littlepay.littlePay', 'n8n-nodes-littlepay.littlePayTrigger']));
+		for (const name of ['n8n-nodes-littlepay.littlePay', 'n8n-nodes-littlepay.littlePayTrigger']) {
+			const node = nodes.find((n) => n.name === name)!;
+			const icon = JSON.stringify(node.iconUrl ?? node.icon);
+			expect(icon).toMatch(/littlepay(\.dark)?\.svg/);
+			const url = (node.iconUrl as { light: string }).light ?? node.iconUrl;
+			const svg = await axios.get(`${n8n.url}/${String(url)}`, { validateStatus: () => true });
+			expect(svg.status).toBe(200);
+			expect(String(svg.data)).toContain('<svg');
+		}
+		const credentials = (await api.credentialTypes()).map((c) => c.name);
+		expect(credentials).toEqual(expect.arrayContaining(['littlePayBasicApi', 'littlePayApiKeyApi']));
+	});
+
+	it('starts the trigger workflow exactly once per genuine callback and never for a forged one', async () => {
+		const workflow = loadExample('5-callback-receipt.json', { SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem });
+		const { id, versionId } = await api.createWorkflow(workflow);
+		await api.activateWorkflow(id, versionId);
+		const webhookId = (workflow.nodes as Array<{ webhookId?: string }>)[0].webhookId;
+		const productionUrl = `${n8n.url}/webhook/${webhookId}/littlepay`;
+		const proxy = await startRecordingProxy(productionUrl);
+		try {
+			const basic = Buffer.from(`${sandbox.merchant.clientId}:${sandbox.merchant.clientSecret}`).toString('base64');
+			const intent = await axios.post(
+				`${sandbox.baseUrl}/api/payments/${sandbox.merchant.tokenId}/pay`,
+				{
+					amount: 1500,
+					currency: 'KES',
+					description: 'E2E order',
+					callbackUrl: `${proxy.url}/webhook/${webhookId}/littlepay`,
+					key: 'e2eorder0001',
+					payload: { billingAddress: { firstName: 'Amina', email: 'amina@example.com' } },
+				},
+				{ headers: { Authorization: `Basic ${basic}` } },
+			);
+			const reference = intent.data.data.reference as string;
+			await axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, {
+				type: 'MPESA',
+				payment: { mobile: '254712345670' },
+			});
+
+			await waitFor('the signed callback to reach n8n', async () => (proxy.deliveries.length > 0 ? true : undefined));
+			expect(proxy.deliveries[0].status).toBe(200);
+			const executions = await waitFor('one execution', async () => {
+				const list = await api.executions(id);
+				return list.length > 0 && list.every((e) => e.status !== 'running' && e.status !== 'new') ? list : undefined;
+			});
+			expect(executions).toHaveLength(1);
+			expect(executions[0].status).toBe('success');
+			const execution = JSON.stringify(await api.execution(executions[0].id));
+			expect(execution).toContain(reference);
+			expect(execution).toContain('Received KES 1500 via MPESA for order e2eorder0001');
+
+			// The same delivery again (a gateway retry) is acknowledged and starts nothing.
+			const original = proxy.deliveries[0];
+			const replay = await axios.post(productionUrl, original.body, {
+				headers: {
+					'content-type': 'application/json',
+					'x-littlepay-timestamp': String(original.headers['x-littlepay-timestamp']),
+					'x-littlepay-signature': String(original.headers['x-littlepay-signature']),
+				},
+				validateStatus: () => true,
+			});
+			expect(replay.status).toBe(200);
+
+			// A forged callback: same shape, amount changed, old signature.
+			const forged = Buffer.from(original.body.toString().replace('1500', '150000'));
+			const refused = await axios.post(productionUrl, forged, {
+				headers: {
+					'content-type': 'application/json',
+					'x-littlepay-timestamp': String(original.headers['x-littlepay-timestamp']),
+					'x-littlepay-signature': String(original.headers['x-littlepay-signature']),
+				},
+				validateStatus: () => true,
+			});
+			expect(refused.status).toBe(401);
+			const unsigned = await axios.post(productionUrl, forged, {
+				headers: { 'content-type': 'application/json' },
+				validateStatus: () => true,
+			});
+			expect(unsigned.status).toBe(401);
+
+			await new Promise((r) => setTimeout(r, 2000));
+			expect(await api.executions(id)).toHaveLength(1);
+		} finally {
+			proxy.server.close();
+		}
+	});
+});

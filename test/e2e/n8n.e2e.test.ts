@@ -1,16 +1,17 @@
 // End to end in a real n8n 2.x server (Node 24), with the built package installed as a community
 // package, against the sandbox gateway over loopback. `npm test` builds dist/ before this runs.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import axios from 'axios';
+import { chromium } from 'playwright-core';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { N8nApi, REPO_ROOT, startN8n } from '../../scripts/n8n';
+import { N8nApi, OWNER, REPO_ROOT, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
 
 jest.setTimeout(600000);
@@ -174,6 +175,59 @@ describe('the package in a real n8n server', () => {
 			expect(await api.executions(id)).toHaveLength(1);
 		} finally {
 			proxy.server.close();
+		}
+	});
+
+	it('shows Little Pay in the editor: nodes panel, actions by resource, and the node parameters', async () => {
+		const shots = join(REPO_ROOT, 'docs/screenshots');
+		mkdirSync(shots, { recursive: true });
+		const browser = await chromium.launch({
+			executablePath: '/usr/bin/chromium',
+			args: [
+				'--headless',
+				'--no-sandbox',
+				'--disable-gpu',
+				'--disable-background-networking',
+				'--disable-quic',
+				'--no-first-run',
+				'--disable-component-update',
+				'--disable-sync',
+			],
+		});
+		try {
+			const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+			await page.goto(`${n8n.url}/signin`);
+			await page.fill('input[name="emailOrLdapLoginId"]', OWNER.email);
+			await page.fill('input[name="password"]', OWNER.password);
+			await page.click('[data-test-id="form-submit-button"]');
+			await page.waitForURL(/\/home/);
+			await page.goto(`${n8n.url}/workflow/new`);
+			await page.click('[data-test-id="node-creator-plus-button"]');
+			await page.keyboard.type('Little Pay');
+			await page.waitForFunction(() =>
+				[...document.querySelectorAll('[data-test-id="node-creator-item-name"]')].some((e) => e.textContent?.trim() === 'Little Pay'),
+			);
+			const names = await page.$$eval('[data-test-id="node-creator-item-name"]', (els) => els.map((e) => e.textContent?.trim()));
+			expect(names).toEqual(expect.arrayContaining(['Little Pay', 'Little Pay Trigger']));
+			await page.screenshot({ path: join(shots, '1-nodes-panel.png') });
+
+			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^Little Pay$/ }).first().click();
+			await page.waitForTimeout(1000);
+			const panel = (await page.locator('[data-test-id="node-creator"]').innerText()).replace(/\s+/g, ' ');
+			for (const action of ['Create a payment intent', 'Wait for completion', 'Create a disbursement', 'Create a refund']) {
+				expect(panel.toLowerCase()).toContain(action.toLowerCase());
+			}
+			await page.screenshot({ path: join(shots, '2-actions.png') });
+
+			await page.getByText(/Create a payment intent/i).first().click();
+			await page.waitForSelector('[data-test-id="ndv"]', { timeout: 20000 });
+			await page.waitForTimeout(1000);
+			const ndv = await page.locator('[data-test-id="ndv"]').innerText();
+			expect(ndv).toMatch(/Amount/);
+			expect(ndv).toMatch(/Callback URL/);
+			await page.screenshot({ path: join(shots, '3-create-intent.png') });
+		} finally {
+			await browser.close();
 		}
 	});
 });

@@ -1,0 +1,23 @@
+// `npm run bench`: every benchmark in one run, each compared against its baseline measured in the same run.
+// Prints `RESULT <name> value=<x> target=<y> ok|FAIL` lines; exits non-zero if any says FAIL.
+import { benchCallbacks } from './callbacks';
+import { failureCount } from './lib';
+
+const benches: Record<string, () => Promise<void>> = {
+	callbacks: benchCallbacks,
+};
+
+async function main(): Promise<void> {
+	const only = process.argv.slice(2);
+	for (const [name, run] of Object.entries(benches)) {
+		if (only.length > 0 && !only.includes(name)) continue;
+		process.stdout.write(`# bench ${name}\n`);
+		await run();
+	}
+	process.exit(failureCount() > 0 ? 1 : 0);
+}
+
+main().catch((error: unknown) => {
+	process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+	process.exit(2);
+});

@@ -1,0 +1,183 @@
+// Shared types of the sandbox gateway. Nothing here ships in the n8n package.
+
+/** Options accepted by startSandbox; every field has a sandbox default. */
+export interface SandboxOptions {
+	/** TCP port; 0 picks a free one (the default when started from code). */
+	port?: number;
+	/** Interface to listen on; loopback by default so nothing leaves the machine. */
+	host?: string;
+	/** How long the simulated payer takes to enter the PIN (mobile money) and pending refunds/payouts take to settle. */
+	pinDelayMs?: number;
+	/** How long a long-polling request is held before the current record is answered. */
+	longPollTimeoutMs?: number;
+	/** Delays between callback delivery attempts; the first attempt is immediate. */
+	callbackRetryDelaysMs?: number[];
+	/** Whether to keep the sandbox silent on stdout/stderr. */
+	quiet?: boolean;
+	/** Credentials of the single sandbox merchant; defaults are fixed so docs and examples work as written. */
+	clientId?: string;
+	clientSecret?: string;
+	tokenId?: string;
+	apiKey?: string;
+	/** PKCS#8 PEM private key used to sign callbacks; a fresh 2048-bit pair is generated when absent. */
+	privateKeyPem?: string;
+	/** Whether callbacks may go to hosts other than loopback (off: the sandbox never sends traffic off the machine). */
+	allowRemoteCallbacks?: boolean;
+	/** Timeout of one callback delivery attempt. */
+	callbackTimeoutMs?: number;
+}
+
+/** What a merchant needs to talk to this sandbox; also answered by GET /sandbox/merchant. */
+export interface SandboxMerchant {
+	baseUrl: string;
+	clientId: string;
+	clientSecret: string;
+	tokenId: string;
+	apiKey: string;
+	publicKeyPem: string;
+}
+
+/** A running sandbox. */
+export interface SandboxHandle {
+	baseUrl: string;
+	merchant: SandboxMerchant;
+	/** Stops the server, answers held long polls, cancels timers and pending callbacks. */
+	close(): Promise<void>;
+}
+
+export type PaymentStatus = 'PENDING' | 'COMPLETED' | 'FAILED';
+export type MobileNetwork = 'MPESA' | 'AIRTEL' | 'MTN' | 'TIGOPESA';
+
+export interface BillingAddress {
+	firstName: string;
+	lastName: string;
+	address1: string;
+	locality: string;
+	administrativeArea: string;
+	postalCode: string;
+	country: string;
+	email: string;
+	phoneNumber: string;
+}
+
+export interface Attempt {
+	reference: string;
+	provider: string;
+	status: PaymentStatus;
+	message: string;
+	createdAt: string;
+	mobile?: string;
+	card?: { last4: string; brand: string };
+}
+
+/** The card of an intent between cspaToken and process; never holds the full number or CVV. */
+export interface CardSession {
+	last4: string;
+	brand: string;
+	behaviour: 'frictionless' | 'challenge' | 'enrollFail' | 'decline';
+	referenceId: string;
+	accessToken: string;
+	deviceDataCollected: boolean;
+	enrollAction?: 'MAKE_PAYMENT' | 'AUTHENTICATE' | 'FAILED';
+	stepUpToken?: string;
+	stepUp: 'none' | 'pending' | 'approved' | 'declined' | 'failed';
+}
+
+export interface Intent {
+	reference: string;
+	key: string;
+	amount: number;
+	currency: string;
+	description: string;
+	callbackUrl: string;
+	returnUrl: string | null;
+	authenticationRedirectUrl: string | null;
+	billingAddress: BillingAddress;
+	customData: unknown;
+	createdAt: string;
+	expiresAtMs: number;
+	status: PaymentStatus;
+	message: string;
+	provider: string | null;
+	attempts: Attempt[];
+	refundedAmount: number;
+	reservedRefundAmount: number;
+	completedAt: string | null;
+	card: CardSession | null;
+}
+
+export type RefundStatus = 'PENDING' | 'COMPLETED' | 'FAILED';
+
+export interface Refund {
+	id: string;
+	reference: string;
+	key: string;
+	amount: number;
+	reason: string;
+	callbackUrl: string | null;
+	status: RefundStatus;
+	message: string;
+	createdAt: string;
+	settledAt: string | null;
+}
+
+export type DisbursementStatus = 'pending' | 'success' | 'failed';
+
+export interface DisbursementAttempt {
+	id: string;
+	status: DisbursementStatus;
+	amount: number;
+	key: string;
+	method: string;
+}
+
+export interface Disbursement {
+	id: string;
+	key: string;
+	amount: number;
+	fee: number;
+	currency: string;
+	method: MobileNetwork;
+	to: string;
+	accountType: string;
+	status: DisbursementStatus;
+	message: string;
+	createdAt: string;
+	settledAt: string | null;
+	attempts: DisbursementAttempt[];
+}
+
+export interface RequestLogEntry {
+	seq: number;
+	at: string;
+	method: string;
+	path: string;
+	query: Record<string, string>;
+	body: unknown;
+	status?: number;
+	fault?: string;
+}
+
+export interface CallbackLogEntry {
+	id: string;
+	event: 'payment' | 'refund';
+	url: string;
+	attempt: number;
+	at: string;
+	status?: number;
+	error?: string;
+	skipped?: boolean;
+	timestamp: string;
+	signature: string;
+	body: string;
+}
+
+export interface FaultRule {
+	method?: string;
+	pathPrefix?: string;
+	latencyMs?: number;
+	status?: number;
+	drop?: 'before' | 'after';
+	rate?: number;
+	times?: number;
+}

@@ -156,9 +156,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		});
 	};
 
+	/** Holds until the payment leaves PENDING (a new attempt alone does not end the hold), the timeout, or hang-up. */
 	const holdWhilePending = async (ctx: Ctx, intent: Intent): Promise<void> => {
-		if (intent.status === 'PENDING' && !closing) {
-			await gateway.waitForChange(intent.reference, longPollTimeoutMs, ctx.signal);
+		const deadline = Date.now() + longPollTimeoutMs;
+		while (intent.status === 'PENDING' && !closing && !ctx.signal.aborted) {
+			const left = deadline - Date.now();
+			if (left <= 0) return;
+			await gateway.waitForChange(intent.reference, left, ctx.signal);
 		}
 	};
 
@@ -179,8 +183,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const body = requireObjectBody(ctx.body);
 		if (body.type === 'CARDS') return envelope(gateway.processCard(intent));
 		const { attempt, result } = gateway.processMobile(intent, body);
-		if (isTrue(ctx.query.get('longPoll')) && attempt.status === 'PENDING' && !closing) {
-			await gateway.waitForChange(intent.reference, longPollTimeoutMs, ctx.signal);
+		if (isTrue(ctx.query.get('longPoll'))) {
+			await holdWhilePending(ctx, intent);
 			return envelope(gateway.mobileResult(intent, attempt));
 		}
 		return envelope(result);
@@ -335,6 +339,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 		'GET /sandbox/callbacks': () => envelope({ callbacks: callbacks.entries }),
 		'GET /sandbox/ledger': () => envelope(gateway.ledger()),
+		'GET /sandbox/stats': () => envelope({ heldLongPolls: gateway.heldCount(), requests: requestLog.length, callbacks: callbacks.entries.length }),
 		'GET /sandbox/faults': () => envelope({ rules: faultRules }),
 		'POST /sandbox/faults': (ctx) => {
 			faultRules = parseRules(ctx.body);

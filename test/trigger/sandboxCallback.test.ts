@@ -1,0 +1,81 @@
+// A real signed callback from a completed sandbox payment, received over HTTP and handed to the
+// trigger's webhook() with its raw bytes and headers, exactly as n8n would.
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import axios from 'axios';
+
+import { startSandbox } from '../../sandbox';
+import type { SandboxHandle } from '../../sandbox';
+import { callWebhook, newTriggerState } from './webhookContext';
+import type { WebhookCall } from './webhookContext';
+
+describe('Little Pay Trigger with the sandbox gateway', () => {
+	let sandbox: SandboxHandle;
+	let receiver: Server;
+	let receiverUrl: string;
+	const state = newTriggerState();
+	const calls: WebhookCall[] = [];
+	let params: Record<string, unknown>;
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ port: 0, pinDelayMs: 100, quiet: true, callbackRetryDelaysMs: [100] });
+		params = { publicKey: sandbox.merchant.publicKeyPem };
+		receiver = createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (c: Buffer) => chunks.push(c));
+			req.on('end', async () => {
+				const call = await callWebhook(state, params, { headers: req.headers, rawBody: Buffer.concat(chunks) });
+				calls.push(call);
+				res.writeHead(call.response.status ?? 200, { 'content-type': 'application/json' });
+				res.end(JSON.stringify(call.response.body ?? call.result.webhookResponse));
+			});
+		});
+		await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+		receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/callback`;
+	});
+
+	afterAll(async () => {
+		await sandbox.close();
+		await new Promise((r) => receiver.close(r));
+	});
+
+	it('accepts the signed callback of a completed payment once, and drops its re-delivery', async () => {
+		const basic = Buffer.from(`${sandbox.merchant.clientId}:${sandbox.merchant.clientSecret}`).toString('base64');
+		const intent = await axios.post(
+			`${sandbox.baseUrl}/api/payments/${sandbox.merchant.tokenId}/pay`,
+			{ amount: 250, description: 'Trigger test', callbackUrl: receiverUrl, key: 'trigtest0001', payload: { billingAddress: { email: 'a@b.co' } } },
+			{ headers: { Authorization: `Basic ${basic}` } },
+		);
+		const reference = intent.data.data.reference as string;
+		await axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, { type: 'MPESA', payment: { mobile: '254712345670' } });
+
+		const deadline = Date.now() + 10000;
+		while (calls.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+		expect(calls).toHaveLength(1);
+		expect(calls[0].started).toBe(true);
+		expect(calls[0].result.workflowData![0][0].json).toMatchObject({
+			event: 'payment.completed',
+			reference,
+			key: 'trigtest0001',
+			status: 'COMPLETED',
+			amount: 250,
+			currency: 'KES',
+			provider: 'MPESA',
+			verified: 'signature',
+		});
+
+		// The gateway delivering the same callback again (as on a retry) starts nothing.
+		const log = await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`);
+		const delivered = log.data.data.callbacks as Array<{ body: string; timestamp: string; signature: string }>;
+		const entry = delivered.find((d) => d.body.includes(reference));
+		expect(entry).toBeDefined();
+		const again = await callWebhook(state, params, {
+			headers: { 'x-littlepay-timestamp': entry!.timestamp, 'x-littlepay-signature': entry!.signature },
+			rawBody: Buffer.from(entry!.body),
+		});
+		expect(again.started).toBe(false);
+		expect(again.result.webhookResponse).toEqual({ received: true, duplicate: true });
+	});
+});

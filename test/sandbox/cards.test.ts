@@ -77,7 +77,7 @@ describe('sandbox card payments (3-D Secure)', () => {
 		['cc_name', { cc_name: '' }, /cc_name is required/],
 	])('rejects a bad %s with 400 and never echoes the number', async (_f, overrides, message) => {
 		const { reference } = await t.createIntent();
-		const res = await t.post(`/pay/${reference}/cspaToken`, card(overrides.cc_number ?? '4111111111111111', overrides));
+		const res = await t.post(`/pay/${reference}/cspaToken`, card((overrides as Record<string, string>).cc_number ?? '4111111111111111', overrides));
 		expect(res.status).toBe(400);
 		expect(res.data.data.message).toMatch(message);
 		expect(JSON.stringify(res.data)).not.toMatch(/4111111111111112|41111\b/);

@@ -6,7 +6,7 @@ import type { TestSandbox } from './helpers';
 describe('sandbox mobile money', () => {
 	let t: TestSandbox;
 	beforeAll(async () => {
-		t = await startTestSandbox({ pinDelayMs: 150, longPollTimeoutMs: 700 });
+		t = await startTestSandbox({ pinDelayMs: 150, longPollTimeoutMs: 1500 });
 	});
 	afterAll(async () => {
 		await t.sandbox.close();
@@ -142,8 +142,8 @@ describe('sandbox mobile money', () => {
 			await pay(reference, '254712345670');
 			const res = await held;
 			expect(res.data.data.status).toBe('COMPLETED');
+			// Woken by the change, not the 1500 ms timeout (which would have answered PENDING).
 			expect(Date.now() - started).toBeGreaterThanOrEqual(150);
-			expect(Date.now() - started).toBeLessThan(650);
 		});
 
 		it('answers the current PENDING record when the long poll times out', async () => {
@@ -153,7 +153,7 @@ describe('sandbox mobile money', () => {
 			const res = await t.get(`/api/payments-v2/${reference}?longPoll=true`, t.apiKeyHeaders);
 			expect(res.status).toBe(200);
 			expect(res.data.data.status).toBe('PENDING');
-			expect(Date.now() - started).toBeGreaterThanOrEqual(650);
+			expect(Date.now() - started).toBeGreaterThanOrEqual(1450);
 		});
 
 		it('answers at once when the payment is already final', async () => {
@@ -163,7 +163,7 @@ describe('sandbox mobile money', () => {
 			const started = Date.now();
 			const res = await t.get(`/api/payments-v2/${reference}?longPoll=true`, t.apiKeyHeaders);
 			expect(res.data.data.status).toBe('FAILED');
-			expect(Date.now() - started).toBeLessThan(300);
+			expect(Date.now() - started).toBeLessThan(600);
 		});
 
 		it('holds POST process?longPoll=true and answers the final status with meta', async () => {
@@ -187,11 +187,9 @@ describe('sandbox mobile money', () => {
 			await waitFor('the abandoned poll to be forgotten', async () =>
 				(await t.get('/sandbox/stats')).data.data.heldLongPolls === 200 ? true : undefined,
 			);
-			const started = Date.now();
 			await pay(reference, '254712345670');
 			const answers = await Promise.all(held);
 			expect(answers.every((r) => r.data.data.status === 'COMPLETED')).toBe(true);
-			expect(Date.now() - started).toBeLessThan(650);
 			expect((await t.get('/sandbox/stats')).data.data.heldLongPolls).toBe(0);
 		});
 	});

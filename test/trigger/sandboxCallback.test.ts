@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import axios from 'axios';
+import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
@@ -17,7 +18,7 @@ describe('Little Pay Trigger with the sandbox gateway', () => {
 	let receiverUrl: string;
 	const state = newTriggerState();
 	const calls: WebhookCall[] = [];
-	let params: Record<string, unknown>;
+	let params: IDataObject;
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, pinDelayMs: 100, quiet: true, callbackRetryDelaysMs: [100] });

@@ -1,0 +1,64 @@
+import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { executeDisbursement } from './disbursement';
+import { executeMobileMoney } from './mobileMoney';
+import { executePayment } from './payment';
+import { createIntent } from './paymentIntent';
+import { executeRefund } from './refund';
+
+/** Runs one item's operation. */
+async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const resource = context.getNodeParameter('resource', itemIndex) as string;
+	const operation = context.getNodeParameter('operation', itemIndex) as string;
+	switch (resource) {
+		case 'paymentIntent':
+			return createIntent(context, itemIndex, operation);
+		case 'mobileMoney':
+			return executeMobileMoney(context, itemIndex, operation);
+		case 'payment':
+			return executePayment(context, itemIndex, operation);
+		case 'refund':
+			return executeRefund(context, itemIndex);
+		case 'disbursement':
+			return executeDisbursement(context, itemIndex, operation);
+		default:
+			throw new NodeOperationError(context.getNode(), `Unknown resource ${resource}`, { itemIndex });
+	}
+}
+
+/**
+ * The item loop: every output item is paired with its input, Continue On Fail puts the error
+ * on the item, and payout runs may process items concurrently while keeping output order.
+ */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const concurrency =
+		items.length > 0 && this.getNodeParameter('resource', 0) === 'disbursement' && this.getNodeParameter('operation', 0) === 'create'
+			? Math.min(10, Math.max(1, Math.floor(this.getNodeParameter('concurrency', 0, 1) as number)))
+			: 1;
+	const output = new Array<INodeExecutionData>(items.length);
+	let next = 0;
+	let failure: unknown;
+	const worker = async () => {
+		// After a failure no new item starts (no payout is sent after the node has failed), but
+		// items already in flight finish, so none is left in an unknown state.
+		while (next < items.length && failure === undefined) {
+			const itemIndex = next++;
+			try {
+				output[itemIndex] = { json: await runItem(this, itemIndex), pairedItem: { item: itemIndex } };
+			} catch (error) {
+				if (!this.continueOnFail()) {
+					failure ??= error;
+					return;
+				}
+				const message = error instanceof Error ? error.message : String(error);
+				const description = (error as { description?: unknown }).description;
+				output[itemIndex] = { json: { error: message, description: description ?? null }, pairedItem: { item: itemIndex } };
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, items.length)) }, worker));
+	if (failure !== undefined) throw failure;
+	return [output];
+}

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { NodeOperationError } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
+
+export type MobileNetwork = 'MPESA' | 'AIRTEL' | 'MTN' | 'TIGOPESA';
+
+/** Country calling codes each network operates in (Little Pay wants digits with the country code). */
+export const NETWORK_COUNTRY_CODES: Record<MobileNetwork, string[]> = {
+	MPESA: ['254', '255'],
+	AIRTEL: ['254', '255', '256'],
+	MTN: ['256', '233', '250'],
+	TIGOPESA: ['255'],
+};
+
+/** Calling code by ISO country, for numbers typed in national form (0712...). */
+export const COUNTRY_CALLING_CODES: Record<string, string> = {
+	KE: '254',
+	TZ: '255',
+	UG: '256',
+	GH: '233',
+	RW: '250',
+};
+
+/** Raises the item error every validator uses: names the item and the field, says how to fix it. */
+export function invalidInput(node: INode, itemIndex: number, field: string, problem: string, fix: string): never {
+	throw new NodeOperationError(node, `Item ${itemIndex}: ${field} ${problem}`, { itemIndex, description: fix });
+}
+
+/** Checks an amount is a positive finite number and returns it. */
+export function validateAmount(node: INode, itemIndex: number, value: unknown, field = 'Amount'): number {
+	const amount = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
+		invalidInput(node, itemIndex, field, `must be a positive number (got ${JSON.stringify(value)})`, 'Enter the amount in the currency unit, e.g. 1500');
+	}
+	return amount;
+}
+
+/** Checks a merchant key: alphanumeric only, as Little Pay requires. */
+export function validateKey(node: INode, itemIndex: number, value: string, field = 'Key'): string {
+	if (!/^[A-Za-z0-9]{1,64}$/.test(value)) {
+		invalidInput(node, itemIndex, field, 'must contain only letters and digits (no - / * + or spaces)', 'Use 8-12 letters and digits, e.g. order12345, or leave it empty to generate one');
+	}
+	return value;
+}
+
+/** Checks an http(s) URL. */
+export function validateUrl(node: INode, itemIndex: number, value: string, field: string): string {
+	let url: URL | undefined;
+	try {
+		url = new URL(value);
+	} catch {
+		url = undefined;
+	}
+	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+		invalidInput(node, itemIndex, field, `is not an http(s) URL (got ${JSON.stringify(value)})`, 'Enter a full address such as https://example.com/callback');
+	}
+	return value;
+}
+
+/** Checks a required non-empty text field. */
+export function requireText(node: INode, itemIndex: number, value: unknown, field: string): string {
+	if (typeof value !== 'string' || value.trim() === '') {
+		invalidInput(node, itemIndex, field, 'is required', `Enter a value for ${field}`);
+	}
+	return value.trim();
+}
+
+/**
+ * Normalises a payer or payee number to Little Pay's form (country code + 9 digits, no +) and
+ * refuses numbers that cannot belong to the network's countries, before any money moves.
+ */
+export function normalizeMobileNumber(node: INode, itemIndex: number, raw: string, network: MobileNetwork, country: string, field = 'Mobile Number'): string {
+	const trimmed = String(raw ?? '').trim();
+	if (!/^\+?[\d\s().-]+$/.test(trimmed)) {
+		invalidInput(node, itemIndex, field, `is not a phone number (got ${JSON.stringify(raw)})`, 'Type it as +254712345678, 254712345678 or 0712345678');
+	}
+	let digits = trimmed.replace(/\D/g, '');
+	if (digits.startsWith('0')) {
+		const code = COUNTRY_CALLING_CODES[country];
+		if (!code) invalidInput(node, itemIndex, 'Country', `is not supported (got ${country})`, 'Pick the payer country');
+		digits = code + digits.slice(1);
+	}
+	const code = NETWORK_COUNTRY_CODES[network].find((c) => digits.startsWith(c));
+	if (!code) {
+		invalidInput(node, itemIndex, field, `cannot be a ${network} number (country codes ${NETWORK_COUNTRY_CODES[network].join(', ')})`, 'Check the number and the network');
+	}
+	if (digits.length !== code.length + 9) {
+		invalidInput(node, itemIndex, field, `must have 9 digits after the country code ${code} (got ${digits.length - code.length})`, 'Check the number for missing or extra digits');
+	}
+	return digits;
+}
+
+/**
+ * A key that is the same every time n8n retries this item of this execution, so a retry
+ * finds the intent or payout it already created instead of creating a second one.
+ */
+export function deterministicKey(executionId: string, nodeId: string, itemIndex: number, operation: string): string {
+	return createHash('sha256').update(`${executionId}|${nodeId}|${itemIndex}|${operation}`).digest('hex').slice(0, 12);
+}

@@ -29,13 +29,13 @@ async function main(): Promise<void> {
 	const api = new N8nApi(n8n.url);
 	await api.setupOwner();
 	const m = sandbox.merchant;
-	await api.createCredential('Little Pay sandbox (Basic)', 'littlePayBasicApi', {
+	const basicId = await api.createCredential('Little Pay sandbox (Basic)', 'littlePayBasicApi', {
 		clientId: m.clientId,
 		clientSecret: m.clientSecret,
 		tokenId: m.tokenId,
 		baseUrl: m.baseUrl,
 	});
-	await api.createCredential('Little Pay sandbox (API key)', 'littlePayApiKeyApi', {
+	const apiKeyId = await api.createCredential('Little Pay sandbox (API key)', 'littlePayApiKeyApi', {
 		apiKey: m.apiKey,
 		baseUrl: m.baseUrl,
 		disbursementBaseUrl: '',
@@ -47,8 +47,10 @@ async function main(): Promise<void> {
 		const text = readFileSync(join(dir, file), 'utf8')
 			.split('{{SANDBOX_PUBLIC_KEY}}')
 			.join(JSON.stringify(m.publicKeyPem).slice(1, -1))
-			.split('{{SANDBOX_URL}}')
-			.join(m.baseUrl);
+			.split('{{BASIC_CREDENTIAL_ID}}')
+			.join(basicId)
+			.split('{{API_KEY_CREDENTIAL_ID}}')
+			.join(apiKeyId);
 		const workflow = JSON.parse(text) as Record<string, unknown>;
 		const { id, versionId } = await api.createWorkflow(workflow);
 		const nodes = workflow.nodes as Array<{ type: string; webhookId?: string }>;

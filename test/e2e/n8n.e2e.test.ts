@@ -1,5 +1,6 @@
 // End to end in a real n8n 2.x server (Node 24), with the built package installed as a community
 // package, against the sandbox gateway over loopback. `npm test` builds dist/ before this runs.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
@@ -109,6 +110,12 @@ describe('the package in a real n8n server', () => {
 		await api.activateWorkflow(id, versionId);
 		const webhookId = (workflow.nodes as Array<{ webhookId?: string }>)[0].webhookId;
 		const productionUrl = `${n8n.url}/webhook/${webhookId}/littlepay`;
+		// Activation returns before n8n has registered the production webhook; wait until it listens
+		// (an empty body is refused by the trigger with 400, which proves it is there).
+		await waitFor('the production webhook', async () => {
+			const probe = await axios.post(productionUrl, '', { validateStatus: () => true });
+			return probe.status === 404 ? undefined : probe.status;
+		});
 		const proxy = await startRecordingProxy(productionUrl);
 		try {
 			const basic = Buffer.from(`${sandbox.merchant.clientId}:${sandbox.merchant.clientSecret}`).toString('base64');
@@ -176,6 +183,63 @@ describe('the package in a real n8n server', () => {
 		} finally {
 			proxy.server.close();
 		}
+	});
+
+	/** Imports an example with its manual trigger swapped for a webhook, runs it, returns the last node's items. */
+	async function runExample(file: string, basicId: string, apiKeyId: string, callbackUrl: string): Promise<Array<Record<string, unknown>>> {
+		const workflow = loadExample(file, { BASIC_CREDENTIAL_ID: basicId, API_KEY_CREDENTIAL_ID: apiKeyId, SANDBOX_PUBLIC_KEY: '' });
+		const nodes = workflow.nodes as Array<Record<string, unknown>>;
+		const path = `run-${file.replace(/\W/g, '')}-${Date.now()}`;
+		nodes[0] = {
+			parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+			name: 'Start',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 1.1,
+			position: [0, 0],
+			webhookId: randomUUID(),
+		};
+		for (const node of nodes) {
+			const params = node.parameters as Record<string, unknown>;
+			if (typeof params.callbackUrl === 'string') params.callbackUrl = callbackUrl;
+		}
+		const { id, versionId } = await api.createWorkflow(workflow);
+		await api.activateWorkflow(id, versionId);
+		// Activation returns before n8n has registered the production webhook; wait until it listens.
+		let response = await axios.post(`${n8n.url}/webhook/${path}`, {}, { validateStatus: () => true, timeout: 120000 });
+		for (let i = 0; response.status === 404 && i < 40; i++) {
+			await new Promise((r) => setTimeout(r, 250));
+			response = await axios.post(`${n8n.url}/webhook/${path}`, {}, { validateStatus: () => true, timeout: 120000 });
+		}
+		expect(`${response.status} ${JSON.stringify(response.data)}`).toMatch(/^200 /);
+		return response.data as Array<Record<string, unknown>>;
+	}
+
+	it('runs the example workflows to their expected results in n8n', async () => {
+		const m = sandbox.merchant;
+		const basicId = await api.createCredential('sandbox basic', 'littlePayBasicApi', {
+			clientId: m.clientId,
+			clientSecret: m.clientSecret,
+			tokenId: m.tokenId,
+			baseUrl: m.baseUrl,
+		});
+		const apiKeyId = await api.createCredential('sandbox key', 'littlePayApiKeyApi', { apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' });
+
+		// 1. Collect M-Pesa from a number ending in 0: the payer approves, the node waits for COMPLETED.
+		const [collected] = await runExample('1-mpesa-collect.json', basicId, apiKeyId, `${sandbox.baseUrl}/sandbox/merchant`);
+		expect(collected).toMatchObject({ status: 'COMPLETED', mobile: '254712345670', network: 'MPESA', timedOut: false });
+		expect(String(collected.key)).toMatch(/^[0-9a-f]{12}$/);
+		const ledger = await axios.get(`${sandbox.baseUrl}/sandbox/ledger`);
+		const intents = ledger.data.data.intents as Array<{ key: string }>;
+		expect(intents.filter((i) => i.key === collected.key)).toHaveLength(1);
+
+		// 4. Payout run: three payouts accepted in input order, the too-small one refused before sending.
+		const payouts = await runExample('4-payout-run.json', basicId, apiKeyId, '');
+		expect(payouts).toHaveLength(4);
+		expect(payouts.slice(0, 3).map((p) => p.to)).toEqual(['254712345670', '254712345671', '254712345674']);
+		expect(payouts.slice(0, 3).every((p) => p.status === 'success' && typeof p.fee === 'number')).toBe(true);
+		expect(String(payouts[3].error)).toMatch(/Item 3: Amount 5 is outside the MPESA limits/);
+		const disbursements = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.disbursements as unknown[];
+		expect(disbursements).toHaveLength(3);
 	});
 
 	it('shows Little Pay in the editor: nodes panel, actions by resource, and the node parameters', async () => {

@@ -47,6 +47,8 @@ async function main(): Promise<void> {
 		const text = readFileSync(join(dir, file), 'utf8')
 			.split('{{SANDBOX_PUBLIC_KEY}}')
 			.join(JSON.stringify(m.publicKeyPem).slice(1, -1))
+			.split('http://127.0.0.1:5678')
+			.join(n8n.url)
 			.split('{{BASIC_CREDENTIAL_ID}}')
 			.join(basicId)
 			.split('{{API_KEY_CREDENTIAL_ID}}')

@@ -242,6 +242,54 @@ describe('the package in a real n8n server', () => {
 		expect(disbursements).toHaveLength(3);
 	});
 
+	it('fails bad input on the item, naming the field, and sends nothing to the gateway', async () => {
+		const m = sandbox.merchant;
+		const basicId = await api.createCredential('sandbox basic 2', 'littlePayBasicApi', {
+			clientId: m.clientId,
+			clientSecret: m.clientSecret,
+			tokenId: m.tokenId,
+			baseUrl: m.baseUrl,
+		});
+		const apiKeyId = await api.createCredential('sandbox key 2', 'littlePayApiKeyApi', { apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' });
+		const workflow = loadExample('1-mpesa-collect.json', { BASIC_CREDENTIAL_ID: basicId, API_KEY_CREDENTIAL_ID: apiKeyId });
+		const nodes = workflow.nodes as Array<Record<string, unknown>>;
+		const collect = nodes[1];
+		collect.onError = 'continueRegularOutput';
+		const path = `bad-input-${Date.now()}`;
+		nodes[0] = {
+			parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+			name: 'Start',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: randomUUID(),
+		};
+		const cases: Array<[Record<string, unknown>, RegExp]> = [
+			[{ mobile: '+256 712 345 670' }, /Item 0: Mobile Number cannot be a MPESA number/],
+			[{ mobile: '07123' }, /Item 0: Mobile Number must have 9 digits/],
+			[{ amount: -5 }, /Item 0: Amount must be a positive number/],
+			[{ key: 'order-12/34' }, /Item 0: Key must contain only letters and digits/],
+			[{ callbackUrl: 'not a url' }, /Item 0: Callback URL is not an http\(s\) URL/],
+		];
+		await axios.post(`${sandbox.baseUrl}/sandbox/reset`);
+		const valid = collect.parameters as Record<string, unknown>;
+		for (const [change, message] of cases) {
+			collect.parameters = { ...valid, callbackUrl: `${sandbox.baseUrl}/cb`, ...change };
+			const { id, versionId } = await api.createWorkflow({ ...workflow, name: `bad input ${JSON.stringify(change)}` });
+			await api.activateWorkflow(id, versionId);
+			let response = await axios.post(`${n8n.url}/webhook/${path}`, {}, { validateStatus: () => true });
+			for (let i = 0; response.status === 404 && i < 40; i++) {
+				await new Promise((r) => setTimeout(r, 250));
+				response = await axios.post(`${n8n.url}/webhook/${path}`, {}, { validateStatus: () => true });
+			}
+			expect(response.status).toBe(200);
+			expect(String((response.data as Array<{ error?: string }>)[0].error)).toMatch(message);
+			await api.http.post(`/rest/workflows/${id}/deactivate`, {});
+		}
+		const received = (await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data.requests as unknown[];
+		expect(received).toEqual([]);
+	});
+
 	it('shows Little Pay in the editor: nodes panel, actions by resource, and the node parameters', async () => {
 		const shots = join(REPO_ROOT, 'docs/screenshots');
 		mkdirSync(shots, { recursive: true });

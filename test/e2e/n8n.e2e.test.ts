@@ -185,23 +185,34 @@ describe('the package in a real n8n server', () => {
 		}
 	});
 
-	/** Imports an example with its manual trigger swapped for a webhook, runs it, returns the last node's items. */
-	async function runExample(file: string, basicId: string, apiKeyId: string, callbackUrl: string): Promise<Array<Record<string, unknown>>> {
-		const workflow = loadExample(file, { BASIC_CREDENTIAL_ID: basicId, API_KEY_CREDENTIAL_ID: apiKeyId, SANDBOX_PUBLIC_KEY: '' });
+	/** Creates the two Little Pay credentials pointing at the sandbox; returns their ids. */
+	async function sandboxCredentials(label: string): Promise<{ basicId: string; apiKeyId: string }> {
+		const m = sandbox.merchant;
+		const basicId = await api.createCredential(`${label} basic`, 'littlePayBasicApi', {
+			clientId: m.clientId,
+			clientSecret: m.clientSecret,
+			tokenId: m.tokenId,
+			baseUrl: m.baseUrl,
+		});
+		const apiKeyId = await api.createCredential(`${label} key`, 'littlePayApiKeyApi', { apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' });
+		return { basicId, apiKeyId };
+	}
+
+	/**
+	 * Swaps a workflow's manual trigger for a webhook, activates it, calls it and returns the last
+	 * node's items (n8n answers once the workflow has run); the workflow is deactivated afterwards.
+	 */
+	async function runViaWebhook(workflow: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
 		const nodes = workflow.nodes as Array<Record<string, unknown>>;
-		const path = `run-${file.replace(/\W/g, '')}-${Date.now()}`;
+		const path = `run-${randomUUID()}`;
 		nodes[0] = {
 			parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
 			name: 'Start',
 			type: 'n8n-nodes-base.webhook',
-			typeVersion: 1.1,
+			typeVersion: 2,
 			position: [0, 0],
 			webhookId: randomUUID(),
 		};
-		for (const node of nodes) {
-			const params = node.parameters as Record<string, unknown>;
-			if (typeof params.callbackUrl === 'string') params.callbackUrl = callbackUrl;
-		}
 		const { id, versionId } = await api.createWorkflow(workflow);
 		await api.activateWorkflow(id, versionId);
 		// Activation returns before n8n has registered the production webhook; wait until it listens.
@@ -211,21 +222,24 @@ describe('the package in a real n8n server', () => {
 			response = await axios.post(`${n8n.url}/webhook/${path}`, {}, { validateStatus: () => true, timeout: 120000 });
 		}
 		expect(`${response.status} ${JSON.stringify(response.data)}`).toMatch(/^200 /);
+		await api.http.post(`/rest/workflows/${id}/deactivate`, {});
 		return response.data as Array<Record<string, unknown>>;
 	}
 
+	/** Runs an example workflow with the given callback URL in its Little Pay nodes. */
+	async function runExample(file: string, ids: { basicId: string; apiKeyId: string }, callbackUrl: string): Promise<Array<Record<string, unknown>>> {
+		const workflow = loadExample(file, { BASIC_CREDENTIAL_ID: ids.basicId, API_KEY_CREDENTIAL_ID: ids.apiKeyId });
+		for (const node of workflow.nodes as Array<{ parameters: Record<string, unknown> }>) {
+			if (typeof node.parameters.callbackUrl === 'string') node.parameters.callbackUrl = callbackUrl;
+		}
+		return runViaWebhook(workflow);
+	}
+
 	it('runs the example workflows to their expected results in n8n', async () => {
-		const m = sandbox.merchant;
-		const basicId = await api.createCredential('sandbox basic', 'littlePayBasicApi', {
-			clientId: m.clientId,
-			clientSecret: m.clientSecret,
-			tokenId: m.tokenId,
-			baseUrl: m.baseUrl,
-		});
-		const apiKeyId = await api.createCredential('sandbox key', 'littlePayApiKeyApi', { apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' });
+		const ids = await sandboxCredentials('examples');
 
 		// 1. Collect M-Pesa from a number ending in 0: the payer approves, the node waits for COMPLETED.
-		const [collected] = await runExample('1-mpesa-collect.json', basicId, apiKeyId, `${sandbox.baseUrl}/sandbox/merchant`);
+		const [collected] = await runExample('1-mpesa-collect.json', ids, `${sandbox.baseUrl}/sandbox/merchant`);
 		expect(collected).toMatchObject({ status: 'COMPLETED', mobile: '254712345670', network: 'MPESA', timedOut: false });
 		expect(String(collected.key)).toMatch(/^[0-9a-f]{12}$/);
 		const ledger = await axios.get(`${sandbox.baseUrl}/sandbox/ledger`);
@@ -233,7 +247,7 @@ describe('the package in a real n8n server', () => {
 		expect(intents.filter((i) => i.key === collected.key)).toHaveLength(1);
 
 		// 4. Payout run: three payouts accepted in input order, the too-small one refused before sending.
-		const payouts = await runExample('4-payout-run.json', basicId, apiKeyId, '');
+		const payouts = await runExample('4-payout-run.json', ids, '');
 		expect(payouts).toHaveLength(4);
 		expect(payouts.slice(0, 3).map((p) => p.to)).toEqual(['254712345670', '254712345671', '254712345674']);
 		expect(payouts.slice(0, 3).every((p) => p.status === 'success' && typeof p.fee === 'number')).toBe(true);
@@ -243,27 +257,7 @@ describe('the package in a real n8n server', () => {
 	});
 
 	it('fails bad input on the item, naming the field, and sends nothing to the gateway', async () => {
-		const m = sandbox.merchant;
-		const basicId = await api.createCredential('sandbox basic 2', 'littlePayBasicApi', {
-			clientId: m.clientId,
-			clientSecret: m.clientSecret,
-			tokenId: m.tokenId,
-			baseUrl: m.baseUrl,
-		});
-		const apiKeyId = await api.createCredential('sandbox key 2', 'littlePayApiKeyApi', { apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' });
-		const workflow = loadExample('1-mpesa-collect.json', { BASIC_CREDENTIAL_ID: basicId, API_KEY_CREDENTIAL_ID: apiKeyId });
-		const nodes = workflow.nodes as Array<Record<string, unknown>>;
-		const collect = nodes[1];
-		collect.onError = 'continueRegularOutput';
-		const path = `bad-input-${Date.now()}`;
-		nodes[0] = {
-			parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
-			name: 'Start',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			position: [0, 0],
-			webhookId: randomUUID(),
-		};
+		const ids = await sandboxCredentials('bad input');
 		const cases: Array<[Record<string, unknown>, RegExp]> = [
 			[{ mobile: '+256 712 345 670' }, /Item 0: Mobile Number cannot be a MPESA number/],
 			[{ mobile: '07123' }, /Item 0: Mobile Number must have 9 digits/],
@@ -272,19 +266,13 @@ describe('the package in a real n8n server', () => {
 			[{ callbackUrl: 'not a url' }, /Item 0: Callback URL is not an http\(s\) URL/],
 		];
 		await axios.post(`${sandbox.baseUrl}/sandbox/reset`);
-		const valid = collect.parameters as Record<string, unknown>;
 		for (const [change, message] of cases) {
-			collect.parameters = { ...valid, callbackUrl: `${sandbox.baseUrl}/cb`, ...change };
-			const { id, versionId } = await api.createWorkflow({ ...workflow, name: `bad input ${JSON.stringify(change)}` });
-			await api.activateWorkflow(id, versionId);
-			let response = await axios.post(`${n8n.url}/webhook/${path}`, {}, { validateStatus: () => true });
-			for (let i = 0; response.status === 404 && i < 40; i++) {
-				await new Promise((r) => setTimeout(r, 250));
-				response = await axios.post(`${n8n.url}/webhook/${path}`, {}, { validateStatus: () => true });
-			}
-			expect(response.status).toBe(200);
-			expect(String((response.data as Array<{ error?: string }>)[0].error)).toMatch(message);
-			await api.http.post(`/rest/workflows/${id}/deactivate`, {});
+			const workflow = loadExample('1-mpesa-collect.json', { BASIC_CREDENTIAL_ID: ids.basicId, API_KEY_CREDENTIAL_ID: ids.apiKeyId });
+			const collect = (workflow.nodes as Array<Record<string, unknown>>)[1];
+			collect.onError = 'continueRegularOutput';
+			collect.parameters = { ...(collect.parameters as Record<string, unknown>), callbackUrl: `${sandbox.baseUrl}/cb`, ...change };
+			const [item] = await runViaWebhook({ ...workflow, name: `bad input ${JSON.stringify(change)}` });
+			expect(String(item.error)).toMatch(message);
 		}
 		const received = (await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data.requests as unknown[];
 		expect(received).toEqual([]);

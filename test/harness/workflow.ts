@@ -1,0 +1,267 @@
+// Runs workflow JSON through n8n-core's real execution engine (WorkflowExecute), with the Little Pay
+// credentials applied by their own `authenticate` definitions, so node tests exercise what n8n runs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentials,
+	ICredentialType,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	INode,
+	INodeCredentialsDetails,
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IVersionedNodeType,
+	IWorkflowExecuteAdditionalData,
+	IConnections,
+} from 'n8n-workflow';
+
+import { LittlePayApiKeyApi } from '../../credentials/LittlePayApiKeyApi.credentials';
+import { LittlePayBasicApi } from '../../credentials/LittlePayBasicApi.credentials';
+import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
+
+/**
+ * Test-only start node: emits the items written in its `items` parameter (a JSON array), so a
+ * fixture can feed any input to the node under test without n8n-nodes-base.
+ */
+class FixtureItems implements INodeType {
+	description = {
+		displayName: 'Fixture Items',
+		name: 'fixtureItems',
+		group: ['input'],
+		version: 1,
+		description: 'Emits fixed items',
+		defaults: { name: 'Items' },
+		inputs: [],
+		outputs: ['main'],
+		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[{}]' } as INodeProperties],
+	} as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const raw = this.getNodeParameter('items', 0) as string | IDataObject[];
+		const items = (typeof raw === 'string' ? JSON.parse(raw) : raw) as IDataObject[];
+		return [items.map((json) => ({ json }))];
+	}
+}
+
+const NODE_TYPES: Record<string, INodeType> = {
+	'n8n-nodes-littlepay.littlePay': new LittlePay(),
+	'test.fixtureItems': new FixtureItems(),
+};
+
+const CREDENTIAL_TYPES: Record<string, ICredentialType> = {
+	littlePayBasicApi: new LittlePayBasicApi(),
+	littlePayApiKeyApi: new LittlePayApiKeyApi(),
+};
+
+class TestNodeTypes implements INodeTypes {
+	getByName(nodeType: string): INodeType | IVersionedNodeType {
+		const type = NODE_TYPES[nodeType];
+		if (!type) throw new Error(`Unknown node type ${nodeType}`);
+		return type;
+	}
+
+	getByNameAndVersion(nodeType: string): INodeType {
+		return this.getByName(nodeType) as INodeType;
+	}
+
+	getKnownTypes(): IDataObject {
+		return {};
+	}
+}
+
+/** Every authenticated request the node sent, as the credential helper saw it. */
+export interface AuthenticatedRequest {
+	credential: string;
+	method: string;
+	url: string;
+}
+
+/**
+ * Applies a credential's generic `authenticate` the way n8n's server does: each value is an
+ * expression resolved against `$credentials`, then set on the request.
+ */
+class TestCredentialsHelper extends ICredentialsHelper {
+	readonly sent: AuthenticatedRequest[] = [];
+
+	constructor(private readonly credentials: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+		workflow?: Workflow,
+		node?: INode,
+	): Promise<IHttpRequestOptions> {
+		const type = CREDENTIAL_TYPES[typeName];
+		this.sent.push({ credential: typeName, method: String(requestOptions.method ?? 'GET'), url: String(requestOptions.url) });
+		const authenticate = type?.authenticate;
+		if (!authenticate) return requestOptions;
+		if (typeof authenticate === 'function') return authenticate(credentials, requestOptions);
+		if (!workflow || !node) throw new Error('authenticate needs the workflow and node');
+		const resolve = (value: string) =>
+			workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '') as string;
+		const options = requestOptions as unknown as Record<string, Record<string, unknown> | undefined>;
+		for (const [outer, values] of Object.entries(authenticate.properties)) {
+			const target = (options[outer] ??= {});
+			for (const [key, value] of Object.entries(values as Record<string, string>)) {
+				target[resolve(key)] = resolve(value);
+			}
+		}
+		return requestOptions;
+	}
+
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used by the node');
+	}
+
+	async getDecrypted(
+		_additionalData: IWorkflowExecuteAdditionalData,
+		_nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
+		const found = this.credentials[type];
+		if (!found) throw new Error(`Node does not have credentials of type ${type}`);
+		// Defaults of the credential type apply, as in n8n.
+		const defaults = Object.fromEntries((CREDENTIAL_TYPES[type]?.properties ?? []).map((p) => [p.name, p.default]));
+		return { ...defaults, ...found } as ICredentialDataDecryptedObject;
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties(type: string): INodeProperties[] {
+		return CREDENTIAL_TYPES[type]?.properties ?? [];
+	}
+}
+
+/** A workflow as n8n stores it (the part the engine needs). */
+export interface WorkflowJson {
+	name?: string;
+	nodes: INode[];
+	connections: IConnections;
+}
+
+/** What a run produced. */
+export interface RunResult {
+	/** Output items of each node, first run, first output. */
+	output(nodeName: string): INodeExecutionData[];
+	/** The error the run stopped with, if any. */
+	error: (Error & { description?: string }) | undefined;
+	run: IRun;
+	requests: AuthenticatedRequest[];
+}
+
+/** Options of one run. */
+export interface RunOptions {
+	credentials: Record<string, ICredentialDataDecryptedObject>;
+	/** Replaces `{{NAME}}` placeholders in the fixture text (values are JSON-escaped). */
+	replacements?: Record<string, string | number>;
+	/** Called with a cancel function as soon as the run starts (cancellation tests). */
+	onStart?: (cancel: () => void) => void;
+	executionId?: string;
+}
+
+let executionSeq = 0;
+
+/** Reads a workflow fixture from test/fixtures/workflows and fills its placeholders. */
+export function loadFixture(file: string, replacements: Record<string, string | number> = {}): WorkflowJson {
+	let text = readFileSync(join(__dirname, '..', 'fixtures', 'workflows', file), 'utf8');
+	for (const [name, value] of Object.entries(replacements)) {
+		text = text.split(`{{${name}}}`).join(JSON.stringify(String(value)).slice(1, -1));
+	}
+	return JSON.parse(text) as WorkflowJson;
+}
+
+/** Runs a workflow through n8n-core's WorkflowExecute from its fixture-items node. */
+export async function runWorkflow(workflowJson: WorkflowJson, options: RunOptions): Promise<RunResult> {
+	const executionId = options.executionId ?? `test-${process.pid}-${++executionSeq}`;
+	const nodeTypes = new TestNodeTypes();
+	// Little Pay nodes get every credential the run provides, as if the user had selected them.
+	const attached = Object.fromEntries(Object.keys(options.credentials).map((type) => [type, { id: type, name: type }]));
+	const nodes = workflowJson.nodes.map((node) => ({
+		...node,
+		id: node.id ?? node.name,
+		credentials: node.type === 'n8n-nodes-littlepay.littlePay' ? (node.credentials ?? attached) : node.credentials,
+	}));
+	for (const node of nodes) {
+		const type = nodeTypes.getByNameAndVersion(node.type);
+		node.parameters = NodeHelpers.getNodeParameters(type.description.properties, node.parameters, true, false, node, type.description) ?? {};
+	}
+	const workflow = new Workflow({ id: 'test-workflow', name: workflowJson.name ?? 'test', nodes, connections: workflowJson.connections, active: false, nodeTypes, staticData: {} });
+	const credentialsHelper = new TestCredentialsHelper(options.credentials);
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id: 'test-workflow', name: 'test', nodes, connections: workflowJson.connections, active: false, settings: {}, createdAt: new Date(), updatedAt: new Date(), isArchived: false, activeVersionId: null } as never);
+	const additionalData = {
+		credentialsHelper,
+		hooks,
+		executionId,
+		currentNodeExecutionIndex: 0,
+		variables: {},
+		restApiUrl: 'http://127.0.0.1:9/rest',
+		instanceBaseUrl: 'http://127.0.0.1:9',
+		webhookBaseUrl: 'http://127.0.0.1:9/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:9/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:9/webhook-test',
+		formBaseUrl: 'http://127.0.0.1:9/form',
+		formWaitingBaseUrl: 'http://127.0.0.1:9/form-waiting',
+		formTestBaseUrl: 'http://127.0.0.1:9/form-test',
+		mcpBaseUrl: 'http://127.0.0.1:9/mcp',
+		mcpTestBaseUrl: 'http://127.0.0.1:9/mcp-test',
+		logAiEvent: () => undefined,
+		executeWorkflow: async () => {
+			throw new Error('sub-workflows are not used');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		startRunnerTask: async () => {
+			throw new Error('code tasks are not used');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+	const start = nodes.find((node) => node.type === 'test.fixtureItems');
+	if (!start) throw new Error('The fixture needs a Fixture Items start node');
+	const workflowExecute = new WorkflowExecute(additionalData, 'manual');
+	const running = workflowExecute.run({ workflow, startNode: start });
+	options.onStart?.(() => running.cancel());
+	let run: IRun;
+	try {
+		run = await running;
+	} catch (error) {
+		// A cancelled run rejects; the engine's own record of it is not needed by the tests.
+		return { output: () => [], error: error as Error, run: undefined as unknown as IRun, requests: credentialsHelper.sent };
+	}
+	const runData = run.data.resultData.runData;
+	return {
+		output(nodeName: string) {
+			return runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
+		},
+		error: run.data.resultData.error as RunResult['error'],
+		run,
+		requests: credentialsHelper.sent,
+	};
+}

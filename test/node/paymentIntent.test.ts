@@ -1,0 +1,53 @@
+// Payment Intent: Create, run as a workflow through n8n-core's engine against the sandbox.
+import { loadFixture, runWorkflow } from '../harness/workflow';
+import { startNodeTestSandbox } from '../harness/sandbox';
+import type { NodeTestSandbox } from '../harness/sandbox';
+
+let sb: NodeTestSandbox;
+beforeAll(async () => {
+	sb = await startNodeTestSandbox();
+});
+afterAll(async () => {
+	await sb.sandbox.close();
+});
+
+const item = (overrides: Record<string, unknown> = {}) => ({
+	amount: 1500,
+	description: 'Order 1',
+	callbackUrl: 'http://127.0.0.1:9/callback',
+	key: '',
+	email: 'amina@example.com',
+	...overrides,
+});
+
+async function createIntents(items: Array<Record<string, unknown>>, executionId?: string) {
+	return runWorkflow(loadFixture('payment-intent-create.json', { ITEMS: JSON.stringify(items) }), { credentials: sb.credentials, executionId });
+}
+
+describe('Payment Intent: Create', () => {
+	it('creates the intent with Basic auth and returns reference, checkout URL and key', async () => {
+		await sb.received();
+		const result = await createIntents([item({ key: 'shop0001' })]);
+		expect(result.error).toBeUndefined();
+		const [out] = result.output('Little Pay');
+		expect(out.json).toMatchObject({ key: 'shop0001', reference: expect.any(String), checkoutUrl: expect.stringContaining('http') });
+		expect(out.pairedItem).toEqual({ item: 0 });
+		const status = await sb.status('shop0001');
+		expect(status).toMatchObject({ reference: out.json.reference, amount: 1500 });
+		const [sent] = await sb.received();
+		expect(sent).toMatchObject({ method: 'POST', path: `/api/payments/${sb.sandbox.merchant.tokenId}/pay`, status: 200 });
+		expect(sent.body).toMatchObject({ returnUrl: 'https://shop.example/thanks', expiresAt: 15, payload: { billingAddress: { email: 'amina@example.com' } } });
+	});
+
+	it('generates the same key when n8n retries the same item of the same execution, so no second intent appears', async () => {
+		const first = await createIntents([item()], 'exec-retry-1');
+		const again = await createIntents([item()], 'exec-retry-1');
+		const firstKey = first.output('Little Pay')[0].json.key;
+		expect(firstKey).toMatch(/^[a-f0-9]{12}$/);
+		expect(again.output('Little Pay')[0]?.json.key ?? null).toBe(null);
+		expect(again.error?.message).toMatch(/already used|exists/i);
+		const ledger = await sb.get('/sandbox/ledger');
+		const intents = (ledger.data.data.intents as Array<{ key: string }>).filter((i) => i.key === firstKey);
+		expect(intents).toHaveLength(1);
+	});
+});

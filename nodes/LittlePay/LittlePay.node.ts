@@ -1,11 +1,12 @@
 import { NodeConnectionTypes } from 'n8n-workflow';
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 
-import { disbursementFields, disbursementOperations } from './actions/disbursement';
-import { mobileMoneyFields, mobileMoneyOperations } from './actions/mobileMoney';
-import { paymentFields, paymentOperations } from './actions/payment';
-import { paymentIntentFields, paymentIntentOperations } from './actions/paymentIntent';
-import { refundFields, refundOperations } from './actions/refund';
+import * as card from './actions/card/Card.resource';
+import * as disbursement from './actions/disbursement/Disbursement.resource';
+import * as mobileMoney from './actions/mobileMoney/MobileMoney.resource';
+import * as payment from './actions/payment/Payment.resource';
+import * as paymentIntent from './actions/paymentIntent/PaymentIntent.resource';
+import * as refund from './actions/refund/Refund.resource';
 import { router } from './actions/router';
 
 export class LittlePay implements INodeType {
@@ -28,9 +29,9 @@ export class LittlePay implements INodeType {
 				displayOptions: { show: { resource: ['paymentIntent', 'mobileMoney'] } },
 			},
 			{
+				// Also needed when creating intents: it is how a create whose answer was lost is looked up.
 				name: 'littlePayApiKeyApi',
 				required: true,
-				displayOptions: { show: { resource: ['mobileMoney', 'payment', 'refund', 'disbursement'] } },
 			},
 		],
 		properties: [
@@ -40,6 +41,7 @@ export class LittlePay implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
+					{ name: 'Card (3-D Secure)', value: 'card' },
 					{ name: 'Disbursement', value: 'disbursement' },
 					{ name: 'Mobile Money', value: 'mobileMoney' },
 					{ name: 'Payment', value: 'payment' },
@@ -48,16 +50,12 @@ export class LittlePay implements INodeType {
 				],
 				default: 'mobileMoney',
 			},
-			paymentIntentOperations,
-			mobileMoneyOperations,
-			paymentOperations,
-			refundOperations,
-			disbursementOperations,
-			...paymentIntentFields,
-			...mobileMoneyFields,
-			...paymentFields,
-			...refundFields,
-			...disbursementFields,
+			...paymentIntent.description,
+			...mobileMoney.description,
+			...card.description,
+			...payment.description,
+			...refund.description,
+			...disbursement.description,
 		],
 	};
 

@@ -1,9 +1,12 @@
-import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { deterministicKey, validateKey } from '../helpers/validation';
-import { isLost, readLittlePay, sendOnce } from '../transport';
-import type { LittlePayRequest, LittlePayResponse } from '../transport';
+
+/** What every operation file exports: its parameters and how it runs one item. */
+export interface Operation {
+	description: INodeProperties[];
+	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject>;
+}
 
 export const NETWORK_OPTIONS = [
 	{ name: 'Airtel Money', value: 'AIRTEL' },
@@ -20,58 +23,44 @@ export const COUNTRY_OPTIONS = [
 	{ name: 'Uganda', value: 'UG' },
 ];
 
-/** Parameters shown only for one resource and operation. */
-export function showFor(resource: string, operations: string[], properties: INodeProperties[]): INodeProperties[] {
+/** Shows parameters only for one resource and operation. */
+export function showFor(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
 	return properties.map((p) => ({
 		...p,
-		displayOptions: { ...p.displayOptions, show: { ...p.displayOptions?.show, resource: [resource], operation: operations } },
+		displayOptions: { ...p.displayOptions, show: { ...p.displayOptions?.show, resource: [resource], operation: [operation] } },
 	}));
 }
 
+/** The operation selector of a resource. */
+export function operationSelector(resource: string, options: Array<{ name: string; value: string; action: string; description: string }>): INodeProperties {
+	const selector: INodeProperties = {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options,
+		// The lint rule wants a literal default here; the first operation is the real one.
+		default: '',
+	};
+	return { ...selector, default: options[0].value };
+}
+
 /** The user's key, or one derived from the execution and item so n8n retries reuse it. */
-export function keyForItem(context: IExecuteFunctions, itemIndex: number, given: string, operation: string): string {
-	if (given.trim() !== '') return validateKey(context.getNode(), itemIndex, given.trim());
-	return deterministicKey(context.getExecutionId() ?? 'manual', context.getNode().id, itemIndex, operation);
+export function keyForItem(context: IExecuteFunctions, itemIndex: number, given: string, operation: string): { key: string; generated: boolean } {
+	if (given.trim() !== '') return { key: validateKey(context.getNode(), itemIndex, given.trim()), generated: false };
+	return { key: deterministicKey(context.getExecutionId() ?? 'manual', context.getNode().id, itemIndex, operation), generated: true };
 }
 
-/**
- * Creates something that moves money, exactly once: sent once; if the answer is lost, look it up
- * by key and only resend when the lookup proves it does not exist.
- */
-export async function createOnce(
-	context: IExecuteFunctions,
-	create: LittlePayRequest,
-	lookup: LittlePayRequest | undefined,
-	what: string,
-): Promise<{ response: LittlePayResponse; recovered: boolean }> {
-	const first = await sendOnce(context, create);
-	if (!isLost(first)) return { response: first, recovered: false };
-	if (!lookup) {
-		throw new NodeOperationError(context.getNode(), `Item ${create.itemIndex}: the outcome of the ${what} is unknown (${first.reason})`, {
-			itemIndex: create.itemIndex,
-			description: `Little Pay did not answer. Check in the dashboard whether the ${what} exists before retrying.`,
-		});
-	}
-	const found = await readLittlePay(context, lookup);
-	if (found.statusCode >= 200 && found.statusCode < 300) return { response: found, recovered: true };
-	if (found.statusCode !== 404) {
-		throw new NodeOperationError(context.getNode(), `Item ${create.itemIndex}: the outcome of the ${what} is unknown`, {
-			itemIndex: create.itemIndex,
-			description: `The lookup by key answered HTTP ${found.statusCode}. Check the key before retrying.`,
-		});
-	}
-	// The lookup proved nothing was created, so sending again cannot pay twice.
-	const second = await sendOnce(context, create);
-	if (isLost(second)) {
-		throw new NodeOperationError(context.getNode(), `Item ${create.itemIndex}: the outcome of the ${what} is unknown (${second.reason})`, {
-			itemIndex: create.itemIndex,
-			description: `Little Pay did not answer twice. Check in the dashboard whether the ${what} exists before retrying.`,
-		});
-	}
-	return { response: second, recovered: false };
-}
+export const simplifyField: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description: 'Whether to return only the most used fields instead of the full record',
+};
 
-/** Picks the fields people use most from a status record. */
+/** Picks the fields people use most from a payment status record. */
 export function simplifyPayment(record: IDataObject): IDataObject {
 	const payment = (record.payment ?? {}) as IDataObject;
 	return {

@@ -1,30 +1,23 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { executeDisbursement } from './disbursement';
-import { executeMobileMoney } from './mobileMoney';
-import { executePayment } from './payment';
-import { createIntent } from './paymentIntent';
-import { executeRefund } from './refund';
+import * as card from './card/Card.resource';
+import type { Operation } from './common';
+import * as disbursement from './disbursement/Disbursement.resource';
+import * as mobileMoney from './mobileMoney/MobileMoney.resource';
+import * as payment from './payment/Payment.resource';
+import * as paymentIntent from './paymentIntent/PaymentIntent.resource';
+import * as refund from './refund/Refund.resource';
+
+const RESOURCES: Record<string, { operations: Record<string, Operation> }> = { card, disbursement, mobileMoney, payment, paymentIntent, refund };
 
 /** Runs one item's operation. */
 async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const resource = context.getNodeParameter('resource', itemIndex) as string;
 	const operation = context.getNodeParameter('operation', itemIndex) as string;
-	switch (resource) {
-		case 'paymentIntent':
-			return createIntent(context, itemIndex, operation);
-		case 'mobileMoney':
-			return executeMobileMoney(context, itemIndex, operation);
-		case 'payment':
-			return executePayment(context, itemIndex, operation);
-		case 'refund':
-			return executeRefund(context, itemIndex);
-		case 'disbursement':
-			return executeDisbursement(context, itemIndex, operation);
-		default:
-			throw new NodeOperationError(context.getNode(), `Unknown resource ${resource}`, { itemIndex });
-	}
+	const run = RESOURCES[resource]?.operations[operation];
+	if (!run) throw new NodeOperationError(context.getNode(), `Unknown operation ${resource}: ${operation}`, { itemIndex });
+	return run.execute.call(context, itemIndex);
 }
 
 /**

@@ -1,18 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidInput, requireText, validateAmount, validateUrl } from '../helpers/validation';
-import { expectSuccess } from '../transport';
-import { createOnce, keyForItem, showFor } from './common';
-
-export const paymentIntentOperations: INodeProperties = {
-	displayName: 'Operation',
-	name: 'operation',
-	type: 'options',
-	noDataExpression: true,
-	displayOptions: { show: { resource: ['paymentIntent'] } },
-	options: [{ name: 'Create', value: 'create', action: 'Create a payment intent', description: 'Create a payment request and get its reference and checkout URL' }],
-	default: 'create',
-};
+import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
+import { createOnce, expectSuccess } from '../../transport';
+import { keyForItem, showFor } from '../common';
 
 /** Intent fields, shared by Payment Intent: Create and Mobile Money: Collect. */
 export const intentFields: INodeProperties[] = [
@@ -60,57 +50,65 @@ export const intentFields: INodeProperties[] = [
 	},
 ];
 
-export const paymentIntentFields: INodeProperties[] = showFor('paymentIntent', ['create'], intentFields);
+export const description: INodeProperties[] = showFor('paymentIntent', 'create', intentFields);
 
-/** Validates the intent fields of one item and creates the intent once; returns reference, checkout URL, key. */
-export async function createIntent(context: IExecuteFunctions, itemIndex: number, operation: string): Promise<IDataObject> {
+/** Parses the Custom Data (JSON) field into an object. */
+function parseCustomData(context: IExecuteFunctions, itemIndex: number, value: unknown): IDataObject {
+	if (typeof value !== 'string') return value as IDataObject;
+	try {
+		const parsed: unknown = JSON.parse(value);
+		if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as IDataObject;
+	} catch {
+		// Reported below with the field named.
+	}
+	invalidInput(context.getNode(), itemIndex, 'Custom Data (JSON)', 'is not a JSON object', 'Enter a JSON object such as {"orderId": 42}');
+}
+
+/**
+ * Validates the intent fields of one item and creates the intent once; returns reference,
+ * checkout URL and key. `payerPhone` fills the billing phone number when the user gave neither
+ * email nor phone (Mobile Money: Collect knows the payer's number).
+ */
+export async function createIntent(context: IExecuteFunctions, itemIndex: number, operation: string, payerPhone?: string): Promise<IDataObject> {
 	const node = context.getNode();
 	const amount = validateAmount(node, itemIndex, context.getNodeParameter('amount', itemIndex));
 	const currency = requireText(node, itemIndex, context.getNodeParameter('currency', itemIndex, 'KES'), 'Currency');
 	const description = requireText(node, itemIndex, context.getNodeParameter('description', itemIndex), 'Description');
 	const callbackUrl = validateUrl(node, itemIndex, context.getNodeParameter('callbackUrl', itemIndex) as string, 'Callback URL');
-	const key = keyForItem(context, itemIndex, context.getNodeParameter('key', itemIndex, '') as string, operation);
+	const { key, generated } = keyForItem(context, itemIndex, context.getNodeParameter('key', itemIndex, '') as string, operation);
 	const extra = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 
 	const body: IDataObject = { amount, currency, description, callbackUrl, key };
 	if (extra.returnUrl) body.returnUrl = validateUrl(node, itemIndex, extra.returnUrl as string, 'Return URL');
 	if (extra.expiresAt !== undefined) body.expiresAt = validateAmount(node, itemIndex, extra.expiresAt, 'Expires In (Minutes)');
-	const payload: IDataObject = {};
-	const address = ((extra.billingAddress as IDataObject | undefined)?.address ?? undefined) as IDataObject | undefined;
-	if (address) payload.billingAddress = address;
-	if (extra.customData !== undefined && extra.customData !== '') {
-		let customData: unknown = extra.customData;
-		if (typeof customData === 'string') {
-			try {
-				customData = JSON.parse(customData);
-			} catch {
-				invalidInput(node, itemIndex, 'Custom Data (JSON)', 'is not valid JSON', 'Enter a JSON object such as {"orderId": 42}');
-			}
-		}
-		payload.customData = customData as IDataObject;
+	const address: IDataObject = { ...(((extra.billingAddress as IDataObject | undefined)?.address ?? {}) as IDataObject) };
+	if (!address.email && !address.phoneNumber && payerPhone) address.phoneNumber = `+${payerPhone}`;
+	// Little Pay requires at least one way to reach the payer.
+	if (!address.email && !address.phoneNumber) {
+		invalidInput(node, itemIndex, 'Billing Address', 'needs an Email or a Phone Number', 'Add Additional Fields > Billing Address and fill Email or Phone Number (+254712345678)');
 	}
-	if (Object.keys(payload).length > 0) body.payload = payload;
+	const payload: IDataObject = { billingAddress: address };
+	if (extra.customData !== undefined && extra.customData !== '') payload.customData = parseCustomData(context, itemIndex, extra.customData);
+	body.payload = payload;
 	if (extra.authenticationRedirectUrl) {
 		body.metadata = { authenticationRedirectUrl: validateUrl(node, itemIndex, extra.authenticationRedirectUrl as string, 'Authentication Redirect URL') };
 	}
 
 	const credentials = await context.getCredentials('littlePayBasicApi', itemIndex);
-	let hasApiKey = true;
-	try {
-		await context.getCredentials('littlePayApiKeyApi', itemIndex);
-	} catch {
-		// Without the API key the node cannot look the intent up, so an unknown outcome is reported instead.
-		hasApiKey = false;
-	}
 	const { response, recovered } = await createOnce(
 		context,
 		{ credential: 'littlePayBasicApi', method: 'POST', path: `/api/payments/${encodeURIComponent(String(credentials.tokenId))}/pay`, body, itemIndex },
-		hasApiKey ? { credential: 'littlePayApiKeyApi', method: 'GET', path: `/api/payments-v2/${key}`, itemIndex } : undefined,
+		{ request: { credential: 'littlePayApiKeyApi', method: 'GET', path: `/api/payments-v2/${key}`, itemIndex }, generatedKey: generated },
 		'payment intent',
 	);
 	const data = expectSuccess(context, response, itemIndex);
 	if (recovered) {
-		return { reference: data.reference, checkoutUrl: data.checkoutUrl ?? null, key, message: 'Recovered: the intent existed already (the first answer was lost)', recovered: true };
+		return { reference: data.reference, checkoutUrl: data.checkoutUrl ?? null, key, message: 'Recovered: this intent already existed (an earlier attempt of this item created it)', recovered: true };
 	}
 	return { reference: data.reference, checkoutUrl: data.checkoutUrl, key, message: data.message };
+}
+
+/** Creates a payment intent. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	return createIntent(this, itemIndex, 'create');
 }

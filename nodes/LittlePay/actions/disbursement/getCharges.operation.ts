@@ -1,0 +1,10 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { getCharges } from './charges';
+
+export const description: INodeProperties[] = [];
+
+/** Lists networks, their payout limits and fee tiers. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	return getCharges(this, itemIndex);
+}

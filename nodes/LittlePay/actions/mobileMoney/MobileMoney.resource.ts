@@ -1,0 +1,16 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { operationSelector } from '../common';
+import * as collect from './collect.operation';
+import * as requestPayment from './requestPayment.operation';
+
+export const operations = { collect, requestPayment };
+
+export const description: INodeProperties[] = [
+	operationSelector('mobileMoney', [
+		{ name: 'Collect', value: 'collect', action: 'Collect a mobile money payment', description: 'Create an intent, send the PIN prompt and optionally wait for the result' },
+		{ name: 'Request Payment', value: 'requestPayment', action: 'Request a mobile money payment', description: 'Send the PIN prompt for an existing intent' },
+	]),
+	...collect.description,
+	...requestPayment.description,
+];

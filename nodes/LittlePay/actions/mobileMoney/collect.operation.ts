@@ -1,0 +1,28 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { processOnce } from '../../transport';
+import { showFor } from '../common';
+import { waitTimeoutField } from '../payment/fields';
+import { waitForFinalStatus } from '../payment/waitForCompletion.operation';
+import { createIntent, intentFields } from '../paymentIntent/create.operation';
+import { payerFields, readPayer } from './fields';
+
+export const description: INodeProperties[] = showFor('mobileMoney', 'collect', [
+	...intentFields,
+	...payerFields,
+	{ displayName: 'Wait for Completion', name: 'wait', type: 'boolean', default: true, description: 'Whether to wait for the payer to answer the PIN prompt and return the final status' },
+	{ ...waitTimeoutField, displayOptions: { show: { wait: [true] } } },
+]);
+
+/** Creates an intent, sends the PIN prompt and optionally waits for the final status. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	// The payer is validated first, so a bad number creates no intent.
+	const { network, mobile } = readPayer(this, itemIndex);
+	const intent = await createIntent(this, itemIndex, 'collect', mobile);
+	const reference = String(intent.reference);
+	const { data: prompt } = await processOnce(this, itemIndex, reference, { type: network, payment: { mobile } });
+	const result: IDataObject = { reference, key: intent.key, checkoutUrl: intent.checkoutUrl, mobile, network, status: prompt.status, message: prompt.message };
+	if (!(this.getNodeParameter('wait', itemIndex, true) as boolean)) return result;
+	const final = await waitForFinalStatus(this, itemIndex, reference, this.getNodeParameter('waitTimeoutSeconds', itemIndex, 300) as number);
+	return { ...result, status: final.status, amount: final.amount, timedOut: final.timedOut };
+}

@@ -1,0 +1,32 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { requireText } from '../../helpers/validation';
+import { expectSuccess, readLittlePay } from '../../transport';
+import { showFor, simplifyField, simplifyPayment } from '../common';
+import { paymentIdField } from './fields';
+
+export const description: INodeProperties[] = showFor('payment', 'getStatus', [
+	paymentIdField,
+	{ displayName: 'Long Poll', name: 'longPoll', type: 'boolean', default: false, description: 'Whether to hold the request open until the status changes (once)' },
+	simplifyField,
+]);
+
+/** Reads a payment status record, optionally holding one long poll. */
+export async function getPaymentStatus(context: IExecuteFunctions, itemIndex: number, paymentId: string, longPoll: boolean, timeoutMs = 60000): Promise<IDataObject> {
+	const response = await readLittlePay(context, {
+		credential: 'littlePayApiKeyApi',
+		method: 'GET',
+		path: `/api/payments-v2/${encodeURIComponent(paymentId)}`,
+		qs: longPoll ? { longPoll: true } : undefined,
+		timeoutMs,
+		itemIndex,
+	});
+	return expectSuccess(context, response, itemIndex);
+}
+
+/** Gets the status of a payment by reference or key. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const paymentId = requireText(this.getNode(), itemIndex, this.getNodeParameter('paymentId', itemIndex), 'Reference or Key');
+	const record = await getPaymentStatus(this, itemIndex, paymentId, this.getNodeParameter('longPoll', itemIndex, false) as boolean);
+	return (this.getNodeParameter('simplify', itemIndex, true) as boolean) ? simplifyPayment(record) : record;
+}

@@ -1,0 +1,11 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { operationSelector } from '../common';
+import * as create from './create.operation';
+
+export const operations = { create };
+
+export const description: INodeProperties[] = [
+	operationSelector('paymentIntent', [{ name: 'Create', value: 'create', action: 'Create a payment intent', description: 'Create a payment request and get its reference and checkout URL' }]),
+	...create.description,
+];

@@ -1,0 +1,11 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { operationSelector } from '../common';
+import * as create from './create.operation';
+
+export const operations = { create };
+
+export const description: INodeProperties[] = [
+	operationSelector('refund', [{ name: 'Create', value: 'create', action: 'Create a refund', description: 'Refund a completed payment, fully or partly' }]),
+	...create.description,
+];

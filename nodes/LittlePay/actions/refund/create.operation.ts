@@ -1,0 +1,48 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { requireText, validateAmount, validateUrl } from '../../helpers/validation';
+import { createOnce, expectSuccess } from '../../transport';
+import { showFor } from '../common';
+import { paymentIdField } from '../payment/fields';
+import { getPaymentStatus } from '../payment/getStatus.operation';
+
+export const description: INodeProperties[] = showFor('refund', 'create', [
+	paymentIdField,
+	{
+		displayName: 'Refund',
+		name: 'refundType',
+		type: 'options',
+		options: [
+			{ name: 'Full Amount', value: 'full', description: 'The amount from the payment status record' },
+			{ name: 'Partial Amount', value: 'partial' },
+		],
+		default: 'full',
+	},
+	{ displayName: 'Amount', name: 'amount', type: 'number', default: 0, displayOptions: { show: { refundType: ['partial'] } }, description: 'Amount to refund; several partial refunds may add up to the paid amount' },
+	{ displayName: 'Reason', name: 'reason', type: 'string', default: '', description: 'Why the payment is refunded' },
+	{ displayName: 'Callback URL', name: 'refundCallbackUrl', type: 'string', default: '', description: 'URL Little Pay calls when a refund answered PENDING completes (for a Little Pay Trigger add ?token=...)' },
+]);
+
+/** Creates a refund. Never resent automatically: no endpoint can tell whether a lost one happened. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const node = this.getNode();
+	const paymentId = requireText(node, itemIndex, this.getNodeParameter('paymentId', itemIndex), 'Reference or Key');
+	const refundType = this.getNodeParameter('refundType', itemIndex) as string;
+	const reason = this.getNodeParameter('reason', itemIndex, '') as string;
+	const callbackUrl = this.getNodeParameter('refundCallbackUrl', itemIndex, '') as string;
+	// Inputs are checked before the status lookup, so a bad item sends nothing at all.
+	if (callbackUrl) validateUrl(node, itemIndex, callbackUrl, 'Callback URL');
+	let amount: number;
+	if (refundType === 'partial') {
+		amount = validateAmount(node, itemIndex, this.getNodeParameter('amount', itemIndex));
+	} else {
+		const record = await getPaymentStatus(this, itemIndex, paymentId, false);
+		amount = validateAmount(node, itemIndex, record.amount, 'Amount (from the payment record)');
+	}
+	const body: IDataObject = { amount };
+	if (reason) body.reason = reason;
+	if (callbackUrl) body.callbackUrl = callbackUrl;
+	const { response } = await createOnce(this, { credential: 'littlePayApiKeyApi', method: 'POST', path: `/api/refund/${encodeURIComponent(paymentId)}`, body, itemIndex }, undefined, 'refund');
+	const data = expectSuccess(this, response, itemIndex);
+	return { paymentId, amount, status: data.status, message: data.message };
+}

@@ -51,4 +51,28 @@ describe('Payment Intent: Create', () => {
 		const intents = (ledger.data.data.intents as Array<{ key: string }>).filter((i) => i.key === firstKey);
 		expect(intents).toHaveLength(1);
 	});
+
+	it.each([
+		['Billing Address', { email: '' }],
+		['Amount', { amount: -5 }],
+		['Callback URL', { callbackUrl: 'not a url' }],
+		['Key', { key: 'order-12/3' }],
+		['Description', { description: '' }],
+	])('refuses a bad %s before sending anything', async (field, change) => {
+		await sb.received();
+		const result = await createIntents([item(change)]);
+		expect(result.error?.message).toContain(`Item 0: ${field}`);
+		expect(result.error?.description).toBeTruthy();
+		expect(await sb.received()).toEqual([]);
+	});
+
+	it('resolves a create whose answer was lost by looking the key up, leaving exactly one intent', async () => {
+		await sb.post('/sandbox/faults', { rules: [{ method: 'POST', pathPrefix: '/api/payments/', drop: 'after', times: 1 }] });
+		const result = await createIntents([item({ key: 'lostanswer01' })]);
+		await sb.post('/sandbox/faults', { rules: [] });
+		expect(result.error).toBeUndefined();
+		expect(result.output('Little Pay')[0].json).toMatchObject({ key: 'lostanswer01', recovered: true, reference: expect.any(String) });
+		const ledger = await sb.get('/sandbox/ledger');
+		expect((ledger.data.data.intents as Array<{ key: string }>).filter((i) => i.key === 'lostanswer01')).toHaveLength(1);
+	});
 });

@@ -1,0 +1,180 @@
+// Payment: Get Status and Wait for Completion, run as workflows through n8n-core's engine against the sandbox.
+import { loadFixture, runWorkflow } from '../harness/workflow';
+import type { RunResult } from '../harness/workflow';
+import { startNodeTestSandbox } from '../harness/sandbox';
+import type { NodeTestSandbox } from '../harness/sandbox';
+import { waitFor } from '../sandbox/helpers';
+
+type Item = Record<string, unknown>;
+
+/** Runs a fixture with the given items against a sandbox. */
+function run(sb: NodeTestSandbox, file: string, items: Item[], onStart?: (cancel: () => void) => void): Promise<RunResult> {
+	return runWorkflow(loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: 'stopWorkflow' }), { credentials: sb.credentials, onStart });
+}
+
+/** An intent with a mobile money attempt by a number ending in `lastDigit` (0 completes, 1 fails, 3 never answers). */
+async function intentWithAttempt(sb: NodeTestSandbox, lastDigit: number) {
+	const intent = await sb.createIntent({ amount: 1500 });
+	const res = await sb.post(`/pay/${intent.reference}/process`, { type: 'MPESA', payment: { mobile: `25471234567${lastDigit}` } });
+	if (res.status !== 200) throw new Error(`process: ${res.status}`);
+	return intent;
+}
+
+async function heldLongPolls(sb: NodeTestSandbox): Promise<number> {
+	return Number((await sb.get('/sandbox/stats')).data.data.heldLongPolls);
+}
+
+describe('Payment', () => {
+	let sb: NodeTestSandbox;
+	beforeAll(async () => {
+		sb = await startNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 300 });
+	});
+	afterAll(async () => {
+		await sb.sandbox.close();
+	});
+	beforeEach(async () => {
+		await sb.received();
+	});
+
+	describe('Get Status', () => {
+		it('reads the same payment by reference and by key; Simplify returns reference, key, status, amount, provider', async () => {
+			const intent = await intentWithAttempt(sb, 0);
+			await sb.status(intent.key, '?longPoll=true');
+			await sb.received();
+			const result = await run(sb, 'payment-get-status.json', [{ paymentId: intent.reference }, { paymentId: intent.key }]);
+			expect(result.error).toBeUndefined();
+			const simplified = { reference: intent.reference, key: intent.key, status: 'COMPLETED', amount: 1500, provider: 'MPESA' };
+			expect(result.output('Little Pay')).toEqual([
+				{ json: simplified, pairedItem: { item: 0 } },
+				{ json: simplified, pairedItem: { item: 1 } },
+			]);
+			const sent = await sb.received();
+			expect(sent.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+				`GET /api/payments-v2/${intent.reference} 200`,
+				`GET /api/payments-v2/${intent.key} 200`,
+			]);
+			expect(result.requests.every((r) => r.credential === 'littlePayApiKeyApi')).toBe(true);
+		});
+
+		it('returns the full status record with Simplify off', async () => {
+			const intent = await intentWithAttempt(sb, 1);
+			await sb.status(intent.key, '?longPoll=true');
+			const result = await run(sb, 'payment-get-status.json', [{ paymentId: intent.key, simplify: false }]);
+			expect(result.error).toBeUndefined();
+			const [out] = result.output('Little Pay');
+			expect(out.json).toEqual(await sb.status(intent.key));
+			expect(out.json).toMatchObject({
+				status: 'FAILED',
+				currency: 'KES',
+				payment: { provider: 'MPESA', details: { mobile: '254712345671' } },
+				payload: { billingAddress: { email: 'amina@example.com' } },
+				attempts: [{ provider: 'MPESA', status: 'FAILED' }],
+			});
+		});
+
+		it('holds one long poll when asked and returns the status it ends with', async () => {
+			const intent = await intentWithAttempt(sb, 0);
+			await sb.received();
+			const result = await run(sb, 'payment-get-status.json', [{ paymentId: intent.key, longPoll: true }]);
+			expect(result.error).toBeUndefined();
+			expect(result.output('Little Pay')[0].json.status).toBe('COMPLETED');
+			const [sent] = await sb.received();
+			expect(sent).toMatchObject({ method: 'GET', path: `/api/payments-v2/${intent.key}` });
+			expect((sent as unknown as { query: Record<string, string> }).query).toEqual({ longPoll: 'true' });
+		});
+
+		it('maps an unknown reference to a NodeApiError with the gateway message and the 404 hint', async () => {
+			const result = await run(sb, 'payment-get-status.json', [{ paymentId: 'noSuchOrder1' }]);
+			expect(result.error).toMatchObject({
+				name: 'NodeApiError',
+				httpCode: '404',
+				message: 'Little Pay: No payment intent with reference or key "noSuchOrder1"',
+				description: 'No payment or disbursement with this reference or key exists for this merchant',
+			});
+		});
+	});
+
+	describe('Wait for Completion', () => {
+		it('wakes up when the held payment completes: one long poll, no timeout', async () => {
+			const intent = await intentWithAttempt(sb, 3); // the payer never answers by itself
+			await sb.received();
+			const running = run(sb, 'payment-wait-for-completion.json', [{ paymentId: intent.reference, timeout: 30 }]);
+			await waitFor('the node to hold a long poll', async () => ((await heldLongPolls(sb)) > 0 ? true : undefined));
+			const resolved = await sb.post(`/sandbox/payments/${intent.reference}/resolve`, { status: 'COMPLETED' });
+			expect(resolved.status).toBe(200);
+			const result = await running;
+			expect(result.error).toBeUndefined();
+			expect(result.output('Little Pay')[0]).toEqual({
+				json: { reference: intent.reference, key: intent.key, status: 'COMPLETED', amount: 1500, provider: 'MPESA', timedOut: false, requests: 1 },
+				pairedItem: { item: 0 },
+			});
+			const polls = (await sb.received()).filter((r) => r.path.startsWith('/api/payments-v2/'));
+			expect(polls).toHaveLength(1);
+		});
+
+		it('returns FAILED as output when the payer declines during the wait, with the full record when Simplify is off', async () => {
+			const intent = await intentWithAttempt(sb, 1);
+			const result = await run(sb, 'payment-wait-for-completion.json', [{ paymentId: intent.key, timeout: 30, simplify: false }]);
+			expect(result.error).toBeUndefined();
+			const [out] = result.output('Little Pay');
+			expect(out.json).toMatchObject({ status: 'FAILED', key: intent.key, timedOut: false, requests: 1, message: 'Insufficient funds in the payer account' });
+			expect(out.json.attempts).toEqual([expect.objectContaining({ provider: 'MPESA', status: 'FAILED' })]);
+		});
+
+		it('answers at once for a payment that is already final', async () => {
+			const intent = await intentWithAttempt(sb, 0);
+			await sb.status(intent.key, '?longPoll=true');
+			const result = await run(sb, 'payment-wait-for-completion.json', [{ paymentId: intent.key, timeout: 30 }]);
+			expect(result.output('Little Pay')[0].json).toMatchObject({ status: 'COMPLETED', timedOut: false, requests: 1 });
+		});
+
+		it('times out with timedOut true, the last status and a bounded number of requests', async () => {
+			const intent = await intentWithAttempt(sb, 3);
+			await sb.received();
+			// The sandbox ends each long poll after 300 ms; over 2 s the node must not hammer it.
+			const result = await run(sb, 'payment-wait-for-completion.json', [{ paymentId: intent.reference, timeout: 2 }]);
+			expect(result.error).toBeUndefined();
+			const out = result.output('Little Pay')[0].json;
+			expect(out).toMatchObject({ reference: intent.reference, status: 'PENDING', timedOut: true });
+			const polls = (await sb.received()).filter((r) => r.path.startsWith('/api/payments-v2/'));
+			expect(out.requests).toBe(polls.length);
+			expect(polls.length).toBeGreaterThanOrEqual(1);
+			expect(polls.length).toBeLessThanOrEqual(3);
+			expect(polls.every((r) => (r as unknown as { query: Record<string, string> }).query.longPoll === 'true')).toBe(true);
+		});
+
+		it('fails with the 404 hint when the payment does not exist instead of waiting', async () => {
+			const result = await run(sb, 'payment-wait-for-completion.json', [{ paymentId: 'noSuchOrder2', timeout: 30 }]);
+			expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '404', message: 'Little Pay: No payment intent with reference or key "noSuchOrder2"' });
+			expect((await sb.received()).length).toBe(1);
+		});
+	});
+});
+
+describe('Payment: Wait for Completion cancelled', () => {
+	// The gateway holds a long poll for 20 s and the node would wait 60 s: only cancellation ends this run early.
+	let slow: NodeTestSandbox;
+	beforeAll(async () => {
+		slow = await startNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 20000 });
+	});
+	afterAll(async () => {
+		await slow.sandbox.close();
+	});
+
+	it('stops promptly when the execution is cancelled: the held request is hung up and no further request is sent', async () => {
+		const intent = await intentWithAttempt(slow, 3);
+		await slow.received();
+		let cancel: (() => void) | undefined;
+		const running = run(slow, 'payment-wait-for-completion.json', [{ paymentId: intent.reference, timeout: 60 }], (c) => (cancel = c));
+		await waitFor('the node to hold a long poll', async () => ((await heldLongPolls(slow)) > 0 ? true : undefined));
+		cancel?.();
+		const result = await running;
+		expect(result.output('Little Pay')).toEqual([]);
+		expect(result.error?.message).toMatch(/cancelled/i);
+		// The node passed the cancel signal to its request, so the gateway no longer holds it.
+		await waitFor('the held long poll to be hung up', async () => ((await heldLongPolls(slow)) === 0 ? true : undefined), 2000);
+		const polls = (await slow.received()).filter((r) => r.path.startsWith('/api/payments-v2/'));
+		expect(polls).toHaveLength(1);
+		expect((await slow.status(intent.key)).status).toBe('PENDING');
+	}, 10000);
+});

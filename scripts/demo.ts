@@ -55,11 +55,16 @@ async function main(): Promise<void> {
 			.join(apiKeyId);
 		const workflow = JSON.parse(text) as Record<string, unknown>;
 		const { id, versionId } = await api.createWorkflow(workflow);
-		const nodes = workflow.nodes as Array<{ type: string; webhookId?: string }>;
+		const nodes = workflow.nodes as Array<{ type: string; webhookId?: string; parameters: { path?: string; httpMethod?: string } }>;
 		const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
+		const checkout = nodes.find((n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'GET');
 		if (trigger) {
 			await api.activateWorkflow(id, versionId);
 			imported.push(`${String(workflow.name)} (active; callback URL ${n8n.url}/webhook/${trigger.webhookId}/littlepay)`);
+		} else if (checkout) {
+			// Webhook-driven examples (the card checkout) only work while active.
+			await api.activateWorkflow(id, versionId);
+			imported.push(`${String(workflow.name)} (active; open ${n8n.url}/webhook/${String(checkout.parameters.path)})`);
 		} else {
 			imported.push(String(workflow.name));
 		}
@@ -76,7 +81,9 @@ async function main(): Promise<void> {
 			'',
 			'Try: open "Collect an M-Pesa payment" and click "Execute workflow"; a number ending in 0',
 			'completes after the simulated PIN prompt, one ending in 1 fails. The receipt workflow runs',
-			'on the signed callback. Ctrl-C stops n8n and the sandbox.',
+			'on the signed callback. For cards, open the checkout URL above in a browser and pay with',
+			'4111111111111111 (no challenge) or 5200000000002151 (your bank page asks you to approve).',
+			'Ctrl-C stops n8n and the sandbox.',
 			'',
 		].join('\n'),
 	);

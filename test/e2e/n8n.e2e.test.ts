@@ -254,6 +254,69 @@ describe('the package in a real n8n server', () => {
 		expect(String(payouts[3].error)).toMatch(/Item 3: Amount 5 is outside the MPESA limits/);
 		const disbursements = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.disbursements as unknown[];
 		expect(disbursements).toHaveLength(3);
+
+		// 3. Refunds: order 1001 refunded in full (amount read from its status record), 500 of order 1002.
+		const [summary] = await runExample('3-refunds.json', ids, `${sandbox.baseUrl}/sandbox/merchant`);
+		expect(summary.fullRefund).toMatchObject({ amount: 1500, status: 'COMPLETED' });
+		expect(summary.partialRefund).toMatchObject({ amount: 500, status: 'COMPLETED' });
+		const refunds = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.refunds as Array<{ amount: number; status: string }>;
+		expect(refunds.map((r) => [r.amount, r.status]).sort()).toEqual([
+			[1500, 'COMPLETED'],
+			[500, 'COMPLETED'],
+		]);
+	});
+
+	it('takes card payments through the example checkout in a browser: frictionless and with step-up', async () => {
+		const ids = await sandboxCredentials('cards');
+		const workflow = loadExample('2-card-3ds.json', { BASIC_CREDENTIAL_ID: ids.basicId, API_KEY_CREDENTIAL_ID: ids.apiKeyId });
+		const text = JSON.stringify(workflow).split('http://127.0.0.1:5678').join(n8n.url);
+		const { id, versionId } = await api.createWorkflow(JSON.parse(text));
+		await api.activateWorkflow(id, versionId);
+		await waitFor('the checkout webhook', async () => ((await axios.get(`${n8n.url}/webhook/littlepay-card`, { validateStatus: () => true })).status === 200 ? true : undefined));
+		const cards = { frictionless: '4111111111111111', challenge: '5200000000002151' };
+		const cvv = '737';
+		const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+		try {
+			const pay = async (cardNumber: string, approve: boolean | undefined) => {
+				const page = await browser.newPage();
+				await page.goto(`${n8n.url}/webhook/littlepay-card`);
+				await page.fill('input[name="cardNumber"]', cardNumber);
+				await page.fill('input[name="cvv"]', cvv);
+				await page.click('button[type="submit"]');
+				if (approve !== undefined) {
+					// The device data page posts on, enrolment asks for step-up, and the bank's page opens.
+					await page.waitForSelector(`button[value="${approve ? 'approve' : 'decline'}"]`, { timeout: 30000 });
+					await page.click(`button[value="${approve ? 'approve' : 'decline'}"]`);
+				}
+				await page.waitForSelector('#status', { timeout: 30000 });
+				const result = { status: await page.innerText('#status'), reference: await page.innerText('#reference') };
+				await page.close();
+				return result;
+			};
+			const frictionless = await pay(cards.frictionless, undefined);
+			expect(frictionless.status).toBe('Payment COMPLETED');
+			const challenged = await pay(cards.challenge, true);
+			expect(challenged.status).toBe('Payment COMPLETED');
+			const declinedAtBank = await pay(cards.challenge, false);
+			expect(declinedAtBank.status).toBe('Payment FAILED');
+			const ledger = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Array<{ reference: string; status: string; payment?: { provider?: string } }>;
+			const byRef = (ref: string) => ledger.find((i) => i.reference === ref);
+			expect(byRef(frictionless.reference)?.status).toBe('COMPLETED');
+			expect(byRef(challenged.reference)?.status).toBe('COMPLETED');
+			expect(byRef(declinedAtBank.reference)?.status).not.toBe('COMPLETED');
+		} finally {
+			await browser.close();
+			await api.http.post(`/rest/workflows/${id}/deactivate`, {});
+		}
+		// The workflow saves no execution data, and n8n's log never shows a card number or CVV.
+		const saved = await api.executions(id);
+		for (const execution of saved) {
+			const data = JSON.stringify(await api.execution(execution.id));
+			expect(data).not.toContain(cards.frictionless);
+			expect(data).not.toContain(cards.challenge);
+		}
+		expect(n8n.logs()).not.toContain(cards.frictionless);
+		expect(n8n.logs()).not.toContain(cards.challenge);
 	});
 
 	it('fails bad input on the item, naming the field, and sends nothing to the gateway', async () => {

@@ -30,6 +30,8 @@ describe('device data collection page in a browser', () => {
 	let browser: Browser;
 	let server: Server;
 	let pageHtml = '';
+	// n8n serves HTML from Respond to Webhook under this CSP (n8n-core's getHtmlSandboxCSP).
+	let pageCsp: string | undefined;
 	const continued: Array<Record<string, string>> = [];
 	let serverUrl = '';
 
@@ -46,6 +48,7 @@ describe('device data collection page in a browser', () => {
 				return;
 			}
 			res.setHeader('Content-Type', 'text/html');
+			if (pageCsp) res.setHeader('Content-Security-Policy', pageCsp);
 			res.end(pageHtml);
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -65,7 +68,8 @@ describe('device data collection page in a browser', () => {
 		return { reference, paToken: res.data.data.paToken };
 	}
 
-	async function openAndContinue(messageOrigin: string, timeoutMs: number): Promise<Record<string, string>> {
+	async function openAndContinue(messageOrigin: string, timeoutMs: number, csp?: string): Promise<Record<string, string>> {
+		pageCsp = csp;
 		const { reference, paToken } = await cardToken();
 		pageHtml = buildDeviceDataCollectionPage({ deviceDataCollectionUrl: paToken.deviceDataCollectionUrl, accessToken: paToken.accessToken, messageOrigin, reference, continueUrl: `${serverUrl}/continue`, timeoutMs });
 		const before = continued.length;
@@ -90,5 +94,11 @@ describe('device data collection page in a browser', () => {
 	it('ignores the message from any other origin and goes on without it after the timeout', async () => {
 		const posted = await openAndContinue(COLLECTION_ORIGINS.production, 1500);
 		expect(posted).toMatchObject({ reference: posted.expectedReference, sessionId: '', deviceDataCollected: 'false' });
+	});
+
+	it("still sees the collection message when n8n serves the page in its CSP sandbox (opaque origin)", async () => {
+		const { getHtmlSandboxCSP } = await import('n8n-core');
+		const posted = await openAndContinue(new URL(sb.base).origin, 10000, getHtmlSandboxCSP());
+		expect(posted).toMatchObject({ sessionId: posted.expectedSession, deviceDataCollected: 'true' });
 	});
 });

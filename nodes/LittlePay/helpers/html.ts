@@ -33,7 +33,8 @@ export interface DeviceDataPageInput {
 
 /**
  * The device data collection page: posts the JWT to the collection URL in a hidden 10x10 iframe,
- * waits for the `profile.completed` message from the collection origin (or the timeout), then
+ * waits for the `profile.completed` message from that iframe and the collection origin (or the
+ * timeout), then
  * posts the reference, session id and the browser's device information to `continueUrl`.
  */
 export function buildDeviceDataCollectionPage(input: DeviceDataPageInput): string {
@@ -78,8 +79,13 @@ export function buildDeviceDataCollectionPage(input: DeviceDataPageInput): strin
 		set('httpBrowserTimeDifference', new Date().getTimezoneOffset());
 		form.submit();
 	}
+	var frame = document.getElementsByName('littlepay-ddc')[0];
 	window.addEventListener('message', function (event) {
-		if (event.origin !== origin) return;
+		if (event.source !== frame.contentWindow) return;
+		// n8n serves webhook HTML in a CSP sandbox: this page and its iframe then have an opaque
+		// origin ("null"), so only the source check above can tell the collection frame apart.
+		var opaque = event.origin === 'null' && window.origin === 'null';
+		if (event.origin !== origin && !opaque) return;
 		var data = event.data;
 		if (typeof data === 'string') {
 			try { data = JSON.parse(data); } catch (e) { return; }

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { requireText, validateAmount, validateUrl } from '../../helpers/validation';
+import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
 import { createOnce, expectSuccess } from '../../transport';
 import { showFor } from '../common';
 import { paymentIdField } from '../payment/fields';
@@ -13,7 +13,7 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
 		name: 'refundType',
 		type: 'options',
 		options: [
-			{ name: 'Full Amount', value: 'full', description: 'The amount from the payment status record' },
+			{ name: 'Full Amount', value: 'full', description: 'What is still refundable: the paid amount from the status record, less any refunded amount it reports' },
 			{ name: 'Partial Amount', value: 'partial' },
 		],
 		default: 'full',
@@ -37,7 +37,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		amount = validateAmount(node, itemIndex, this.getNodeParameter('amount', itemIndex));
 	} else {
 		const record = await getPaymentStatus(this, itemIndex, paymentId, false);
-		amount = validateAmount(node, itemIndex, record.amount, 'Amount (from the payment record)');
+		const paid = validateAmount(node, itemIndex, record.amount, 'Amount (from the payment record)');
+		// "Full" means what is still refundable when the record says how much was refunded already.
+		const refunded = Number(record.refundedAmount ?? 0);
+		amount = Number.isFinite(refunded) ? paid - refunded : paid;
+		if (amount <= 0) {
+			invalidInput(node, itemIndex, 'Refund', `cannot refund the full amount: all ${paid} of this payment was refunded already`, 'Nothing is left to refund');
+		}
 	}
 	const body: IDataObject = { amount };
 	if (reason) body.reason = reason;

@@ -30,3 +30,22 @@ export async function startNodeTestSandbox(options: Parameters<typeof startTestS
 		},
 	};
 }
+
+/**
+ * Starts a sandbox for the enclosing suite and stops it afterwards; before each test the fault
+ * rules are cleared and the request log is read up to now. Returns the (filled-in) handle.
+ */
+export function useNodeTestSandbox(options: Parameters<typeof startTestSandbox>[0] = {}): NodeTestSandbox {
+	const sb = {} as NodeTestSandbox;
+	beforeAll(async () => {
+		Object.assign(sb, await startNodeTestSandbox(options));
+	});
+	afterAll(async () => {
+		await sb.sandbox?.close();
+	});
+	beforeEach(async () => {
+		await sb.post('/sandbox/faults', { rules: [] });
+		await sb.received();
+	});
+	return sb;
+}

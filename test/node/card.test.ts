@@ -4,16 +4,9 @@ import axios from 'axios';
 
 import { loadFixture, runWorkflow } from '../harness/workflow';
 import type { RunResult } from '../harness/workflow';
-import { startNodeTestSandbox } from '../harness/sandbox';
-import type { NodeTestSandbox } from '../harness/sandbox';
+import { useNodeTestSandbox } from '../harness/sandbox';
 
-let sb: NodeTestSandbox;
-beforeAll(async () => {
-	sb = await startNodeTestSandbox();
-});
-afterAll(async () => {
-	await sb.sandbox.close();
-});
+const sb = useNodeTestSandbox();
 
 const CARDS = { frictionless: '4111111111111111', challenge: '5200000000002151', enrolFails: '4000000000000010', declined: '4000000000000002' };
 const CVV = '737';

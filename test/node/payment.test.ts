@@ -1,7 +1,7 @@
 // Payment: Get Status and Wait for Completion, run as workflows through n8n-core's engine against the sandbox.
 import { loadFixture, runWorkflow } from '../harness/workflow';
 import type { RunResult } from '../harness/workflow';
-import { startNodeTestSandbox } from '../harness/sandbox';
+import { useNodeTestSandbox } from '../harness/sandbox';
 import type { NodeTestSandbox } from '../harness/sandbox';
 import { waitFor } from '../sandbox/helpers';
 
@@ -25,16 +25,7 @@ async function heldLongPolls(sb: NodeTestSandbox): Promise<number> {
 }
 
 describe('Payment', () => {
-	let sb: NodeTestSandbox;
-	beforeAll(async () => {
-		sb = await startNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 300 });
-	});
-	afterAll(async () => {
-		await sb.sandbox.close();
-	});
-	beforeEach(async () => {
-		await sb.received();
-	});
+	const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 300 });
 
 	describe('Get Status', () => {
 		it('reads the same payment by reference and by key; Simplify returns reference, key, status, amount, provider', async () => {
@@ -153,13 +144,7 @@ describe('Payment', () => {
 
 describe('Payment: Wait for Completion cancelled', () => {
 	// The gateway holds a long poll for 20 s and the node would wait 60 s: only cancellation ends this run early.
-	let slow: NodeTestSandbox;
-	beforeAll(async () => {
-		slow = await startNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 20000 });
-	});
-	afterAll(async () => {
-		await slow.sandbox.close();
-	});
+	const slow = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 20000 });
 
 	it('stops promptly when the execution is cancelled: the held request is hung up and no further request is sent', async () => {
 		const intent = await intentWithAttempt(slow, 3);

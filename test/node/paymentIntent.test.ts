@@ -1,15 +1,8 @@
 // Payment Intent: Create, run as a workflow through n8n-core's engine against the sandbox.
 import { loadFixture, runWorkflow } from '../harness/workflow';
-import { startNodeTestSandbox } from '../harness/sandbox';
-import type { NodeTestSandbox } from '../harness/sandbox';
+import { useNodeTestSandbox } from '../harness/sandbox';
 
-let sb: NodeTestSandbox;
-beforeAll(async () => {
-	sb = await startNodeTestSandbox();
-});
-afterAll(async () => {
-	await sb.sandbox.close();
-});
+const sb = useNodeTestSandbox();
 
 const item = (overrides: Record<string, unknown> = {}) => ({
 	amount: 1500,

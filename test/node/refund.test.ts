@@ -1,19 +1,8 @@
 // Refund: Create, run as a workflow through n8n-core's engine against the sandbox.
 import { loadFixture, runWorkflow } from '../harness/workflow';
-import { startNodeTestSandbox } from '../harness/sandbox';
-import type { NodeTestSandbox } from '../harness/sandbox';
+import { useNodeTestSandbox } from '../harness/sandbox';
 
-let sb: NodeTestSandbox;
-beforeAll(async () => {
-	sb = await startNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
-});
-afterAll(async () => {
-	await sb.sandbox.close();
-});
-beforeEach(async () => {
-	await sb.post('/sandbox/faults', { rules: [] });
-	await sb.received();
-});
+const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 
 type Item = Record<string, unknown>;
 

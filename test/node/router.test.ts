@@ -1,21 +1,11 @@
 // The item loop and the safety rules every operation shares: Continue On Fail, nothing sent on bad input,
 // gateway errors mapped with hints, and creates whose answer was lost resolved by lookup, not by a second create.
 import { loadFixture, runWorkflow } from '../harness/workflow';
-import { startNodeTestSandbox } from '../harness/sandbox';
+import { useNodeTestSandbox } from '../harness/sandbox';
 import type { NodeTestSandbox } from '../harness/sandbox';
 import { newKey } from '../sandbox/helpers';
 
-let sb: NodeTestSandbox;
-beforeAll(async () => {
-	sb = await startNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
-});
-afterAll(async () => {
-	await sb.sandbox.close();
-});
-beforeEach(async () => {
-	await sb.post('/sandbox/faults', { rules: [] });
-	await sb.received();
-});
+const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 
 type Item = Record<string, unknown>;
 

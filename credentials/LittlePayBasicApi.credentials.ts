@@ -61,9 +61,9 @@ export class LittlePayBasicApi implements ICredentialType {
 	};
 
 	// The only Basic-authenticated endpoint creates an intent, so the test sends an empty body: the
-	// gateway checks the credentials first (401 when wrong) and then refuses the body, creating nothing.
-	// n8n treats any non-2xx as a failed test, so a 400 here still reads as failure in the UI; the
-	// rule below turns the "body" refusal into success and leaves 401 as the failure it is.
+	// gateway checks the credentials first and only then refuses the body, creating nothing. n8n
+	// fails every non-2xx answer of a test request, and a refused body (400) is the success here, so
+	// the answer is taken without throwing and judged by its error code: UNAUTHORIZED fails the test.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
@@ -74,12 +74,12 @@ export class LittlePayBasicApi implements ICredentialType {
 		},
 		rules: [
 			{
-				type: 'responseCode',
-				properties: { value: 401, message: 'Little Pay refused the client ID or secret' },
+				type: 'responseSuccessBody',
+				properties: { key: 'data.code', value: 'UNAUTHORIZED', message: 'Little Pay refused the client ID, client secret or token ID' },
 			},
 			{
-				type: 'responseCode',
-				properties: { value: 404, message: 'Unknown token ID or wrong base URL' },
+				type: 'responseSuccessBody',
+				properties: { key: 'data.code', value: 'NOT_FOUND', message: 'Nothing answers at this address: check the base URL and the token ID' },
 			},
 		],
 	};

@@ -104,6 +104,27 @@ describe('the package in a real n8n server', () => {
 		expect(credentials).toEqual(expect.arrayContaining(['littlePayBasicApi', 'littlePayApiKeyApi']));
 	});
 
+	it("tests credentials as n8n's credential dialog does, creating nothing at the gateway", async () => {
+		const m = sandbox.merchant;
+		const test = async (type: string, data: Record<string, unknown>) => {
+			// n8n tests only credentials the user may read, so the probe is saved first.
+			const id = await api.createCredential(`probe ${randomUUID()}`, type, data);
+			const res = await api.http.post('/rest/credentials/test', { credentials: { id, name: 'probe', type, data } });
+			if (!res.data?.data) throw new Error(`credentials/test: HTTP ${res.status} ${JSON.stringify(res.data)}`);
+			return res.data.data as { status: string; message: string };
+		};
+		await axios.post(`${sandbox.baseUrl}/sandbox/reset`);
+		const basic = { clientId: m.clientId, clientSecret: m.clientSecret, tokenId: m.tokenId, baseUrl: m.baseUrl };
+		expect(await test('littlePayBasicApi', basic)).toMatchObject({ status: 'OK' });
+		expect(await test('littlePayBasicApi', { ...basic, clientSecret: 'wrong' })).toMatchObject({ status: 'Error', message: expect.stringMatching(/refused the client ID, client secret/) });
+		expect(await test('littlePayBasicApi', { ...basic, tokenId: 'nosuchtoken' })).toMatchObject({ status: 'Error', message: expect.stringMatching(/token ID/) });
+		expect(await test('littlePayBasicApi', { ...basic, baseUrl: `${m.baseUrl}/nowhere` })).toMatchObject({ status: 'Error' });
+		expect(await test('littlePayApiKeyApi', { apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' })).toMatchObject({ status: 'OK' });
+		expect(await test('littlePayApiKeyApi', { apiKey: 'wrong', baseUrl: m.baseUrl, disbursementBaseUrl: '' })).toMatchObject({ status: 'Error' });
+		const ledger = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data;
+		expect([ledger.intents.length, ledger.disbursements.length, ledger.refunds.length]).toEqual([0, 0, 0]);
+	});
+
 	it('starts the trigger workflow exactly once per genuine callback and never for a forged one', async () => {
 		const workflow = loadExample('5-callback-receipt.json', { SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem });
 		const { id, versionId } = await api.createWorkflow(workflow);

@@ -14,14 +14,19 @@ export const REPO_ROOT = resolve(__dirname, '..');
 export const OWNER = { email: 'demo@littlepay.test', password: 'LittlePay-demo1', firstName: 'Demo', lastName: 'Merchant' };
 
 export interface N8nInstall {
-	node24: string;
+	/** The Node binary this n8n runs on (Node 24 for n8n 2.x, this machine's Node for 1.x). */
+	node: string;
 	n8nBin: string;
 }
 
-/** Installs (once, cached under ~/.cache/littlepay-n8n) Node 24 and the pinned n8n, and returns their paths. */
-export function ensureN8nInstalled(): N8nInstall {
+/** The n8n the demo and the tests run unless told otherwise. */
+export const DEFAULT_N8N_VERSION = '2.41.1';
+
+/** Installs (once, cached under ~/.cache/littlepay-n8n) an n8n version and its Node, and returns their paths. */
+export function ensureN8nInstalled(version = DEFAULT_N8N_VERSION): N8nInstall {
 	const out = execFileSync('bash', [join(REPO_ROOT, 'scripts/install-n8n.sh')], {
 		encoding: 'utf8',
+		env: { ...process.env, LITTLEPAY_N8N_VERSION: version },
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});
 	const value = (name: string) => {
@@ -29,7 +34,7 @@ export function ensureN8nInstalled(): N8nInstall {
 		if (!line) throw new Error(`install-n8n.sh did not print ${name}`);
 		return line.slice(name.length + 1).trim();
 	};
-	return { node24: value('NODE24'), n8nBin: value('N8N_BIN') };
+	return { node: value('N8N_NODE'), n8nBin: value('N8N_BIN') };
 }
 
 /** Asks the OS for a free TCP port on loopback. */
@@ -66,8 +71,9 @@ export interface N8nServer {
 }
 
 /** Starts n8n with the package loaded and waits until the editor is accessible. */
-export async function startN8n(options: { port?: number; userFolder?: string; env?: Record<string, string> } = {}): Promise<N8nServer> {
-	const { node24, n8nBin } = ensureN8nInstalled();
+export async function startN8n(options: { port?: number; userFolder?: string; env?: Record<string, string>; version?: string } = {}): Promise<N8nServer> {
+	const version = options.version ?? DEFAULT_N8N_VERSION;
+	const { node, n8nBin } = ensureN8nInstalled(version);
 	const port = options.port ?? (await freePort());
 	const userFolder = options.userFolder ?? mkdtempSync(join(tmpdir(), 'littlepay-n8n-'));
 	installPackageInto(userFolder);
@@ -90,10 +96,12 @@ export async function startN8n(options: { port?: number; userFolder?: string; en
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		N8N_LOG_LEVEL: 'info',
 		DB_SQLITE_POOL_SIZE: '2',
+		// n8n 1.123's default expression engine needs isolated-vm, whose native build is skipped here.
+		...(version.startsWith('1.') ? { N8N_EXPRESSION_ENGINE: 'legacy' } : {}),
 		...options.env,
 	};
 	let output = '';
-	const child: ChildProcess = spawn(node24, [n8nBin, 'start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child: ChildProcess = spawn(node, [n8nBin, 'start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
 	child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	const exited = new Promise<void>((res) => child.once('exit', () => res()));

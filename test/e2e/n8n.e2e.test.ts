@@ -1,7 +1,7 @@
 // End to end in a real n8n 2.x server (Node 24), with the built package installed as a community
 // package, against the sandbox gateway over loopback. `npm test` builds dist/ before this runs.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +13,7 @@ import { chromium } from 'playwright-core';
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, OWNER, REPO_ROOT, startN8n } from '../../scripts/n8n';
+import { loadExample, runViaWebhook, sandboxCredentials, waitFor } from './helpers';
 import type { N8nServer } from '../../scripts/n8n';
 
 jest.setTimeout(600000);
@@ -50,24 +51,6 @@ async function startRecordingProxy(target: string): Promise<{ url: string; deliv
 	});
 	await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
 	return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, deliveries, server };
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60000): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await probe();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 250));
-	}
-}
-
-function loadExample(file: string, replacements: Record<string, string>): Record<string, unknown> {
-	let text = readFileSync(join(REPO_ROOT, 'examples/workflows', file), 'utf8');
-	for (const [name, value] of Object.entries(replacements)) {
-		text = text.split(`{{${name}}}`).join(JSON.stringify(value).slice(1, -1));
-	}
-	return JSON.parse(text);
 }
 
 describe('the package in a real n8n server', () => {
@@ -206,58 +189,17 @@ describe('the package in a real n8n server', () => {
 		}
 	});
 
-	/** Creates the two Little Pay credentials pointing at the sandbox; returns their ids. */
-	async function sandboxCredentials(label: string): Promise<{ basicId: string; apiKeyId: string }> {
-		const m = sandbox.merchant;
-		const basicId = await api.createCredential(`${label} basic`, 'littlePayBasicApi', {
-			clientId: m.clientId,
-			clientSecret: m.clientSecret,
-			tokenId: m.tokenId,
-			baseUrl: m.baseUrl,
-		});
-		const apiKeyId = await api.createCredential(`${label} key`, 'littlePayApiKeyApi', { apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' });
-		return { basicId, apiKeyId };
-	}
-
-	/**
-	 * Swaps a workflow's manual trigger for a webhook, activates it, calls it and returns the last
-	 * node's items (n8n answers once the workflow has run); the workflow is deactivated afterwards.
-	 */
-	async function runViaWebhook(workflow: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
-		const nodes = workflow.nodes as Array<Record<string, unknown>>;
-		const path = `run-${randomUUID()}`;
-		nodes[0] = {
-			parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
-			name: 'Start',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			position: [0, 0],
-			webhookId: randomUUID(),
-		};
-		const { id, versionId } = await api.createWorkflow(workflow);
-		await api.activateWorkflow(id, versionId);
-		// Activation returns before n8n has registered the production webhook; wait until it listens.
-		let response = await axios.post(`${n8n.url}/webhook/${path}`, {}, { validateStatus: () => true, timeout: 120000 });
-		for (let i = 0; response.status === 404 && i < 40; i++) {
-			await new Promise((r) => setTimeout(r, 250));
-			response = await axios.post(`${n8n.url}/webhook/${path}`, {}, { validateStatus: () => true, timeout: 120000 });
-		}
-		expect(`${response.status} ${JSON.stringify(response.data)}`).toMatch(/^200 /);
-		await api.http.post(`/rest/workflows/${id}/deactivate`, {});
-		return response.data as Array<Record<string, unknown>>;
-	}
-
 	/** Runs an example workflow with the given callback URL in its Little Pay nodes. */
 	async function runExample(file: string, ids: { basicId: string; apiKeyId: string }, callbackUrl: string): Promise<Array<Record<string, unknown>>> {
 		const workflow = loadExample(file, { BASIC_CREDENTIAL_ID: ids.basicId, API_KEY_CREDENTIAL_ID: ids.apiKeyId });
 		for (const node of workflow.nodes as Array<{ parameters: Record<string, unknown> }>) {
 			if (typeof node.parameters.callbackUrl === 'string') node.parameters.callbackUrl = callbackUrl;
 		}
-		return runViaWebhook(workflow);
+		return runViaWebhook(api, n8n.url, workflow);
 	}
 
 	it('runs the example workflows to their expected results in n8n', async () => {
-		const ids = await sandboxCredentials('examples');
+		const ids = await sandboxCredentials(api, sandbox, 'examples');
 
 		// 1. Collect M-Pesa from a number ending in 0: the payer approves, the node waits for COMPLETED.
 		const [collected] = await runExample('1-mpesa-collect.json', ids, `${sandbox.baseUrl}/sandbox/merchant`);
@@ -288,7 +230,7 @@ describe('the package in a real n8n server', () => {
 	});
 
 	it('takes card payments through the example checkout in a browser: frictionless and with step-up', async () => {
-		const ids = await sandboxCredentials('cards');
+		const ids = await sandboxCredentials(api, sandbox, 'cards');
 		const workflow = loadExample('2-card-3ds.json', { BASIC_CREDENTIAL_ID: ids.basicId, API_KEY_CREDENTIAL_ID: ids.apiKeyId });
 		const text = JSON.stringify(workflow).split('http://127.0.0.1:5678').join(n8n.url);
 		const { id, versionId } = await api.createWorkflow(JSON.parse(text));
@@ -341,7 +283,7 @@ describe('the package in a real n8n server', () => {
 	});
 
 	it('fails bad input on the item, naming the field, and sends nothing to the gateway', async () => {
-		const ids = await sandboxCredentials('bad input');
+		const ids = await sandboxCredentials(api, sandbox, 'bad input');
 		const cases: Array<[Record<string, unknown>, RegExp]> = [
 			[{ mobile: '+256 712 345 670' }, /Item 0: Mobile Number cannot be a MPESA number/],
 			[{ mobile: '07123' }, /Item 0: Mobile Number must have 9 digits/],
@@ -355,7 +297,7 @@ describe('the package in a real n8n server', () => {
 			const collect = (workflow.nodes as Array<Record<string, unknown>>)[1];
 			collect.onError = 'continueRegularOutput';
 			collect.parameters = { ...(collect.parameters as Record<string, unknown>), callbackUrl: `${sandbox.baseUrl}/cb`, ...change };
-			const [item] = await runViaWebhook({ ...workflow, name: `bad input ${JSON.stringify(change)}` });
+			const [item] = await runViaWebhook(api, n8n.url, { ...workflow, name: `bad input ${JSON.stringify(change)}` });
 			expect(String(item.error)).toMatch(message);
 		}
 		const received = (await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data.requests as unknown[];

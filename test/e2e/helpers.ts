@@ -1,0 +1,72 @@
+// Shared by the real-n8n suites: example workflows, sandbox credentials, and running a workflow
+// through a production webhook.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import axios from 'axios';
+
+import type { SandboxHandle } from '../../sandbox';
+import { REPO_ROOT } from '../../scripts/n8n';
+import type { N8nApi } from '../../scripts/n8n';
+
+/** Polls until the probe returns a value, or fails after the timeout. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60000): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await probe();
+		if (value !== undefined) return value;
+		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
+
+/** Reads an example workflow and fills its `{{NAME}}` placeholders. */
+export function loadExample(file: string, replacements: Record<string, string>): Record<string, unknown> {
+	let text = readFileSync(join(REPO_ROOT, 'examples/workflows', file), 'utf8');
+	for (const [name, value] of Object.entries(replacements)) {
+		text = text.split(`{{${name}}}`).join(JSON.stringify(value).slice(1, -1));
+	}
+	return JSON.parse(text);
+}
+
+/** Creates the two Little Pay credentials pointing at the sandbox; returns their ids. */
+export async function sandboxCredentials(api: N8nApi, sandbox: SandboxHandle, label: string): Promise<{ basicId: string; apiKeyId: string }> {
+	const m = sandbox.merchant;
+	const basicId = await api.createCredential(`${label} basic`, 'littlePayBasicApi', {
+		clientId: m.clientId,
+		clientSecret: m.clientSecret,
+		tokenId: m.tokenId,
+		baseUrl: m.baseUrl,
+	});
+	const apiKeyId = await api.createCredential(`${label} key`, 'littlePayApiKeyApi', { apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' });
+	return { basicId, apiKeyId };
+}
+
+/**
+ * Swaps a workflow's manual trigger for a webhook, activates it, calls it and returns the last
+ * node's items (n8n answers once the workflow has run); the workflow is deactivated afterwards.
+ */
+export async function runViaWebhook(api: N8nApi, n8nUrl: string, workflow: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
+	const nodes = workflow.nodes as Array<Record<string, unknown>>;
+	const path = `run-${randomUUID()}`;
+	nodes[0] = {
+		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+		name: 'Start',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: randomUUID(),
+	};
+	const { id, versionId } = await api.createWorkflow(workflow);
+	await api.activateWorkflow(id, versionId);
+	// Activation returns before n8n has registered the production webhook; wait until it listens.
+	let response = await axios.post(`${n8nUrl}/webhook/${path}`, {}, { validateStatus: () => true, timeout: 120000 });
+	for (let i = 0; response.status === 404 && i < 40; i++) {
+		await new Promise((r) => setTimeout(r, 250));
+		response = await axios.post(`${n8nUrl}/webhook/${path}`, {}, { validateStatus: () => true, timeout: 120000 });
+	}
+	if (response.status !== 200) throw new Error(`workflow run: HTTP ${response.status} ${JSON.stringify(response.data)}`);
+	await api.http.post(`/rest/workflows/${id}/deactivate`, {});
+	return response.data as Array<Record<string, unknown>>;
+}

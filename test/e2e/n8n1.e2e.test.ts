@@ -1,0 +1,49 @@
+// The package in the last n8n 1.x line (1.123.81, on this machine's Node 20): it loads, and a
+// workflow runs against the sandbox. The full end-to-end suite runs on n8n 2.41.1 (n8n.e2e.test.ts).
+import axios from 'axios';
+
+import { startSandbox } from '../../sandbox';
+import type { SandboxHandle } from '../../sandbox';
+import { N8nApi, startN8n } from '../../scripts/n8n';
+import type { N8nServer } from '../../scripts/n8n';
+import { loadExample, runViaWebhook, sandboxCredentials } from './helpers';
+
+jest.setTimeout(900000);
+
+const N8N_1_VERSION = '1.123.81';
+
+describe(`the package in n8n ${N8N_1_VERSION}`, () => {
+	let sandbox: SandboxHandle;
+	let n8n: N8nServer;
+	let api: N8nApi;
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true });
+		n8n = await startN8n({ version: N8N_1_VERSION });
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await sandbox?.close();
+	});
+
+	it('loads both nodes and both credential types', async () => {
+		expect(n8n.logs()).toContain(`Version: ${N8N_1_VERSION}`);
+		const names = (await api.nodeTypes()).map((n) => n.name);
+		expect(names).toEqual(expect.arrayContaining(['n8n-nodes-littlepay.littlePay', 'n8n-nodes-littlepay.littlePayTrigger']));
+		const credentials = (await api.credentialTypes()).map((c) => c.name);
+		expect(credentials).toEqual(expect.arrayContaining(['littlePayBasicApi', 'littlePayApiKeyApi']));
+	});
+
+	it('collects an M-Pesa payment and waits for it (example 1)', async () => {
+		const ids = await sandboxCredentials(api, sandbox, 'n8n 1.x');
+		const workflow = loadExample('1-mpesa-collect.json', { BASIC_CREDENTIAL_ID: ids.basicId, API_KEY_CREDENTIAL_ID: ids.apiKeyId });
+		(workflow.nodes as Array<{ parameters: Record<string, unknown> }>)[1].parameters.callbackUrl = `${sandbox.baseUrl}/sandbox/merchant`;
+		const [collected] = await runViaWebhook(api, n8n.url, workflow);
+		expect(collected).toMatchObject({ status: 'COMPLETED', mobile: '254712345670', network: 'MPESA', timedOut: false });
+		const intents = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Array<{ key: string; status: string }>;
+		expect(intents.filter((i) => i.key === collected.key).map((i) => i.status)).toEqual(['COMPLETED']);
+	});
+});

@@ -92,6 +92,8 @@ export async function startN8n(options: { port?: number; userFolder?: string; en
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_SECURE_COOKIE: 'false',
 		N8N_RUNNERS_ENABLED: 'false',
+		// n8n opens its task broker on 5679 by default even with runners off; a fixed port would clash.
+		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		N8N_LOG_LEVEL: 'info',

@@ -35,3 +35,13 @@ export async function mapConcurrent<T, R>(inputs: T[], concurrency: number, task
 	await Promise.all(workers);
 	return out;
 }
+
+/** The sum of a list of numbers. */
+export function sum(values: number[]): number {
+	return values.reduce((a, b) => a + b, 0);
+}
+
+/** Prints a `# ...` comment line (context for the RESULT lines around it). */
+export function note(text: string): void {
+	process.stdout.write(`# ${text}\n`);
+}

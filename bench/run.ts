@@ -2,9 +2,15 @@
 // Prints `RESULT <name> value=<x> target=<y> ok|FAIL` lines; exits non-zero if any says FAIL.
 import { benchCallbacks } from './callbacks';
 import { failureCount } from './lib';
+import { benchNodeOverhead } from './nodeOverhead';
+import { benchPayouts } from './payouts';
+import { benchWaiting } from './waiting';
 
 const benches: Record<string, () => Promise<void>> = {
 	callbacks: benchCallbacks,
+	nodeOverhead: benchNodeOverhead,
+	payouts: benchPayouts,
+	waiting: benchWaiting,
 };
 
 async function main(): Promise<void> {

@@ -1,0 +1,67 @@
+// Bench 2: a payout run. 1,000 disbursements through Disbursement: Create (n8n-core's engine via the test
+// harness) with 100 ms of gateway latency on every API request (a sandbox fault rule), Concurrency 10
+// versus Concurrency 1 in the same run; and the output must keep input order and pairedItem.
+// Rounds: c10, c1, c10 (c1 alone takes ~100 s, so it runs once; c10 is averaged around it).
+import { performance } from 'node:perf_hooks';
+
+import axios from 'axios';
+
+import { startSandbox } from '../sandbox';
+import { loadFixture, runWorkflow } from './engine';
+import { note, result } from './lib';
+
+const PAYOUTS = 1000;
+const LATENCY_MS = 100;
+
+interface Payout {
+	method: string;
+	amount: number;
+	to: string;
+	concurrency: number;
+}
+
+/** Runs bench 2 and prints its RESULT lines. */
+export async function benchPayouts(): Promise<void> {
+	const sandbox = await startSandbox({ port: 0, quiet: true, pinDelayMs: 60000 });
+	try {
+		const m = sandbox.merchant;
+		const credentials = { littlePayApiKeyApi: { apiKey: m.apiKey, baseUrl: m.baseUrl } };
+		await axios.post(`${sandbox.baseUrl}/sandbox/faults`, { rules: [{ pathPrefix: '/api/', latencyMs: LATENCY_MS }] });
+		// Each payout has its own number and amount, so a misplaced output is visible.
+		const items = (concurrency: number): Payout[] =>
+			Array.from({ length: PAYOUTS }, (_, i) => ({ method: 'MPESA', amount: 100 + i, to: `2547${String(10000000 + i * 7919).slice(-8)}`, concurrency }));
+
+		let badOrder = 0;
+		let badPairing = 0;
+		const runOnce = async (concurrency: number): Promise<number> => {
+			const input = items(concurrency);
+			const started = performance.now();
+			const run = await runWorkflow(loadFixture('disbursement-create.json', { ITEMS: JSON.stringify(input), ON_ERROR: 'stopWorkflow' }), { credentials });
+			const ms = performance.now() - started;
+			if (run.error) throw run.error;
+			const out = run.output('Little Pay');
+			if (out.length !== input.length) throw new Error(`concurrency ${concurrency}: ${out.length} outputs for ${input.length} payouts`);
+			out.forEach((o, i) => {
+				if (o.json.to !== input[i].to || o.json.amount !== input[i].amount || o.json.status !== 'success') badOrder++;
+				const paired = o.pairedItem as { item?: number } | undefined;
+				if (paired?.item !== i) badPairing++;
+			});
+			return ms;
+		};
+
+		const c10a = await runOnce(10);
+		const c1 = await runOnce(1);
+		const c10b = await runOnce(10);
+		const c10 = (c10a + c10b) / 2;
+		note(`payouts: ${PAYOUTS} payouts, ${LATENCY_MS} ms latency; concurrency 10: ${(c10a / 1000).toFixed(1)} s and ${(c10b / 1000).toFixed(1)} s, concurrency 1: ${(c1 / 1000).toFixed(1)} s`);
+		const ledger = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.disbursements as unknown[];
+		note(`payouts: the sandbox ledger holds ${ledger.length} payouts for ${3 * PAYOUTS} sent`);
+		const speedup = c1 / c10;
+		result('payouts.speedup_c10_vs_c1', speedup, '>=8', speedup >= 8, 'x');
+		result('payouts.outputs_out_of_order', badOrder, '0', badOrder === 0);
+		result('payouts.pairedItem_wrong', badPairing, '0', badPairing === 0);
+		result('payouts.ledger_count_matches', ledger.length === 3 * PAYOUTS ? 1 : 0, '1', ledger.length === 3 * PAYOUTS);
+	} finally {
+		await sandbox.close();
+	}
+}

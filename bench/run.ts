@@ -4,12 +4,14 @@ import { benchCallbacks } from './callbacks';
 import { failureCount } from './lib';
 import { benchNodeOverhead } from './nodeOverhead';
 import { benchPayouts } from './payouts';
+import { benchReliability } from './reliability';
 import { benchWaiting } from './waiting';
 
 const benches: Record<string, () => Promise<void>> = {
 	callbacks: benchCallbacks,
 	nodeOverhead: benchNodeOverhead,
 	payouts: benchPayouts,
+	reliability: benchReliability,
 	waiting: benchWaiting,
 };
 

@@ -47,8 +47,10 @@ export function operationSelector(resource: string, options: Array<{ name: strin
 }
 
 /** The user's key, or one derived from the execution and item so n8n retries reuse it. */
-export function keyForItem(context: IExecuteFunctions, itemIndex: number, given: string, operation: string): { key: string; generated: boolean } {
-	if (given.trim() !== '') return { key: validateKey(context.getNode(), itemIndex, given.trim()), generated: false };
+export function keyForItem(context: IExecuteFunctions, itemIndex: number, given: unknown, operation: string): { key: string; generated: boolean } {
+	// An expression may give a number (order 12345678): it is a key like any other.
+	const text = given === undefined || given === null ? '' : String(given).trim();
+	if (text !== '') return { key: validateKey(context.getNode(), itemIndex, text), generated: false };
 	return { key: deterministicKey(context.getExecutionId() ?? 'manual', context.getNode().id, itemIndex, operation), generated: true };
 }
 

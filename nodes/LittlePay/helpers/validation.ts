@@ -12,6 +12,15 @@ export const NETWORK_COUNTRY_CODES: Record<MobileNetwork, string[]> = {
 	TIGOPESA: ['255'],
 };
 
+/** Checks a mobile money network (as an expression may give it: any case, spaces) and returns Little Pay's name. */
+export function validateNetwork(node: INode, itemIndex: number, value: unknown, field = 'Network'): MobileNetwork {
+	const network = String(value ?? '').trim().toUpperCase();
+	if (!Object.prototype.hasOwnProperty.call(NETWORK_COUNTRY_CODES, network)) {
+		invalidInput(node, itemIndex, field, `is not one of ${Object.keys(NETWORK_COUNTRY_CODES).join(', ')} (got ${JSON.stringify(value)})`, 'Pick the network from the list, or map a value such as MPESA');
+	}
+	return network as MobileNetwork;
+}
+
 /** Calling code by ISO country, for numbers typed in national form (0712...). */
 export const COUNTRY_CALLING_CODES: Record<string, string> = {
 	KE: '254',
@@ -69,7 +78,8 @@ export function requireText(node: INode, itemIndex: number, value: unknown, fiel
  * Normalises a payer or payee number to Little Pay's form (country code + 9 digits, no +) and
  * refuses numbers that cannot belong to the network's countries, before any money moves.
  */
-export function normalizeMobileNumber(node: INode, itemIndex: number, raw: string, network: MobileNetwork, country: string, field = 'Mobile Number'): string {
+export function normalizeMobileNumber(node: INode, itemIndex: number, raw: unknown, network: unknown, country: string, field = 'Mobile Number'): string {
+	const countryCodes = NETWORK_COUNTRY_CODES[validateNetwork(node, itemIndex, network)];
 	const trimmed = String(raw ?? '').trim();
 	if (!/^\+?[\d\s().-]+$/.test(trimmed)) {
 		invalidInput(node, itemIndex, field, `is not a phone number (got ${JSON.stringify(raw)})`, 'Type it as +254712345678, 254712345678 or 0712345678');
@@ -80,9 +90,9 @@ export function normalizeMobileNumber(node: INode, itemIndex: number, raw: strin
 		if (!code) invalidInput(node, itemIndex, 'Country', `is not supported (got ${country})`, 'Pick the payer country');
 		digits = code + digits.slice(1);
 	}
-	const code = NETWORK_COUNTRY_CODES[network].find((c) => digits.startsWith(c));
+	const code = countryCodes.find((c) => digits.startsWith(c));
 	if (!code) {
-		invalidInput(node, itemIndex, field, `cannot be a ${network} number (country codes ${NETWORK_COUNTRY_CODES[network].join(', ')})`, 'Check the number and the network');
+		invalidInput(node, itemIndex, field, `cannot be a ${network} number (country codes ${countryCodes.join(', ')})`, 'Check the number and the network');
 	}
 	if (digits.length !== code.length + 9) {
 		invalidInput(node, itemIndex, field, `must have 9 digits after the country code ${code} (got ${digits.length - code.length})`, 'Check the number for missing or extra digits');

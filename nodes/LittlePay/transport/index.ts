@@ -134,9 +134,32 @@ export interface CreateLookup {
 }
 
 /**
- * Creates something that moves money, exactly once: sent once; if the answer is lost, look it up
- * by key and only resend when the lookup proves it does not exist. A 409 on a key the node
- * generated means n8n retried this item after a create that did happen, so that one is returned.
+ * The answer to a request that moves money when it settles the outcome; undefined for no answer at
+ * all or a server error, which a gateway or proxy may return after the payment was committed.
+ */
+function knownAnswer(result: LittlePayResponse | LostAnswer): LittlePayResponse | undefined {
+	return isLost(result) || result.statusCode >= 500 ? undefined : result;
+}
+
+function describeAnswer(result: LittlePayResponse | LostAnswer): string {
+	return isLost(result) ? result.reason : `HTTP ${result.statusCode}`;
+}
+
+/** A read made to recover an unknown outcome; when it gets no answer either, the outcome stays unknown. */
+async function recoveryRead(context: IExecuteFunctions, request: LittlePayRequest, what: string): Promise<LittlePayResponse> {
+	try {
+		return await readLittlePay(context, request);
+	} catch {
+		// Never "try again" here: the first request may have gone through, and a retry could pay twice.
+		throwUnknownOutcome(context, request.itemIndex, what, 'the lookup got no answer either', `Check in the dashboard whether the ${what} exists before retrying: the first request may have gone through.`);
+	}
+}
+
+/**
+ * Creates something that moves money, exactly once: sent once; if the outcome is unknown (no
+ * answer, or a server error), look it up by key and only resend when the lookup proves it does not
+ * exist. A 409 on a key the node generated means n8n retried this item after a create that did
+ * happen, so that one is returned.
  */
 export async function createOnce(
 	context: IExecuteFunctions,
@@ -146,27 +169,29 @@ export async function createOnce(
 ): Promise<{ response: LittlePayResponse; recovered: boolean }> {
 	const { itemIndex } = create;
 	const first = await sendOnce(context, create);
-	if (!isLost(first) && !(first.statusCode === 409 && lookup?.generatedKey)) return { response: first, recovered: false };
+	const firstAnswer = knownAnswer(first);
+	if (firstAnswer && !(firstAnswer.statusCode === 409 && lookup?.generatedKey)) return { response: firstAnswer, recovered: false };
 	if (!lookup) {
-		throwUnknownOutcome(context, itemIndex, what, isLost(first) ? first.reason : `HTTP ${first.statusCode}`, `Little Pay did not answer. Check in the dashboard whether the ${what} exists before retrying.`);
+		throwUnknownOutcome(context, itemIndex, what, describeAnswer(first), `Check in the dashboard whether the ${what} exists before retrying.`);
 	}
-	const found = await readLittlePay(context, lookup.request);
+	const found = await recoveryRead(context, lookup.request, what);
 	if (found.statusCode >= 200 && found.statusCode < 300) return { response: found, recovered: true };
-	if (found.statusCode !== 404 || !isLost(first)) {
+	if (found.statusCode !== 404 || firstAnswer) {
 		throwUnknownOutcome(context, itemIndex, what, `lookup answered HTTP ${found.statusCode}`, 'Check the key in the dashboard before retrying.');
 	}
 	// The lookup proved nothing was created, so sending again cannot pay twice.
 	const second = await sendOnce(context, create);
-	if (isLost(second)) {
-		throwUnknownOutcome(context, itemIndex, what, second.reason, `Little Pay did not answer twice. Check in the dashboard whether the ${what} exists before retrying.`);
+	const secondAnswer = knownAnswer(second);
+	if (!secondAnswer) {
+		throwUnknownOutcome(context, itemIndex, what, describeAnswer(second), `Little Pay failed to answer twice. Check in the dashboard whether the ${what} exists before retrying.`);
 	}
-	return { response: second, recovered: false };
+	return { response: secondAnswer, recovered: false };
 }
 
 /**
  * Sends POST /pay/{reference}/process once. An intent can be paid only once (Little Pay refuses a
- * second payment), so after a lost answer the status record decides: paid, or an attempt of this
- * provider is waiting or settled, means the first request went through; otherwise it is resent once.
+ * second payment), so when the outcome is unknown the status record decides: paid, or an attempt of
+ * this provider is waiting or settled, means the first request went through; otherwise it is resent once.
  */
 export async function processOnce(
 	context: IExecuteFunctions,
@@ -176,9 +201,9 @@ export async function processOnce(
 	cardData = false,
 ): Promise<{ data: IDataObject; recovered: boolean }> {
 	const request: LittlePayRequest = { credential: 'littlePayApiKeyApi', method: 'POST', path: `/pay/${encodeURIComponent(reference)}/process`, body, itemIndex, cardData };
-	const first = await sendOnce(context, request);
-	if (!isLost(first)) return { data: expectSuccess(context, first, itemIndex, cardData), recovered: false };
-	const status = await readLittlePay(context, { credential: 'littlePayApiKeyApi', method: 'GET', path: `/api/payments-v2/${encodeURIComponent(reference)}`, itemIndex });
+	const firstAnswer = knownAnswer(await sendOnce(context, request));
+	if (firstAnswer) return { data: expectSuccess(context, firstAnswer, itemIndex, cardData), recovered: false };
+	const status = await recoveryRead(context, { credential: 'littlePayApiKeyApi', method: 'GET', path: `/api/payments-v2/${encodeURIComponent(reference)}`, itemIndex }, 'payment');
 	const record = expectSuccess(context, status, itemIndex);
 	const attempts = (Array.isArray(record.attempts) ? record.attempts : []) as IDataObject[];
 	const latest = attempts[attempts.length - 1];
@@ -187,6 +212,7 @@ export async function processOnce(
 		return { data: { status: settled, message: 'Recovered from the status record (the first answer was lost)', provider: body.type, reference }, recovered: true };
 	}
 	const second = await sendOnce(context, request);
-	if (isLost(second)) throwUnknownOutcome(context, itemIndex, 'payment', second.reason, 'Check the payment status before trying again');
-	return { data: expectSuccess(context, second, itemIndex, cardData), recovered: false };
+	const secondAnswer = knownAnswer(second);
+	if (!secondAnswer) throwUnknownOutcome(context, itemIndex, 'payment', describeAnswer(second), 'Check the payment status before trying again');
+	return { data: expectSuccess(context, secondAnswer, itemIndex, cardData), recovered: false };
 }

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidInput, normalizeMobileNumber, requireText, validateAmount } from '../../helpers/validation';
-import type { MobileNetwork } from '../../helpers/validation';
+import { invalidInput, normalizeMobileNumber, requireText, validateAmount, validateNetwork } from '../../helpers/validation';
 import { createOnce, expectSuccess } from '../../transport';
 import { COUNTRY_OPTIONS, keyForItem, NETWORK_OPTIONS, showFor } from '../common';
 import { quoteFor } from './charges';
@@ -24,11 +23,11 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 /** Pays out to a mobile money wallet, once. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const node = this.getNode();
-	const method = this.getNodeParameter('method', itemIndex) as MobileNetwork;
+	const method = validateNetwork(node, itemIndex, this.getNodeParameter('method', itemIndex));
 	const amount = validateAmount(node, itemIndex, this.getNodeParameter('amount', itemIndex));
-	const to = normalizeMobileNumber(node, itemIndex, this.getNodeParameter('to', itemIndex) as string, method, this.getNodeParameter('country', itemIndex, 'KE') as string, 'Destination Number');
+	const to = normalizeMobileNumber(node, itemIndex, this.getNodeParameter('to', itemIndex), method, this.getNodeParameter('country', itemIndex, 'KE') as string, 'Destination Number');
 	const currency = requireText(node, itemIndex, this.getNodeParameter('currency', itemIndex, 'KES'), 'Currency');
-	const { key, generated } = keyForItem(this, itemIndex, this.getNodeParameter('key', itemIndex, '') as string, 'disbursement');
+	const { key, generated } = keyForItem(this, itemIndex, this.getNodeParameter('key', itemIndex, ''), 'disbursement');
 	let fee: number | null | undefined;
 	if (this.getNodeParameter('checkLimits', itemIndex, true) as boolean) {
 		const quote = await quoteFor(this, itemIndex, method, amount);

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { validateAmount } from '../../helpers/validation';
+import { validateAmount, validateNetwork } from '../../helpers/validation';
 import { showFor } from '../common';
 import { quoteFor } from './charges';
 import { networkAndAmountFields } from './create.operation';
@@ -9,7 +9,7 @@ export const description: INodeProperties[] = showFor('disbursement', 'quoteFee'
 
 /** Quotes the fee and limits of a payout, without paying. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const method = this.getNodeParameter('method', itemIndex) as string;
+	const method = validateNetwork(this.getNode(), itemIndex, this.getNodeParameter('method', itemIndex));
 	const amount = validateAmount(this.getNode(), itemIndex, this.getNodeParameter('amount', itemIndex));
 	const quote = await quoteFor(this, itemIndex, method, amount);
 	return { method, amount, ...quote, withinLimits: amount >= quote.minimumAmount && amount <= quote.maximumAmount };

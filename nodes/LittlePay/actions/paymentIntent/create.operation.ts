@@ -75,7 +75,7 @@ export async function createIntent(context: IExecuteFunctions, itemIndex: number
 	const currency = requireText(node, itemIndex, context.getNodeParameter('currency', itemIndex, 'KES'), 'Currency');
 	const description = requireText(node, itemIndex, context.getNodeParameter('description', itemIndex), 'Description');
 	const callbackUrl = validateUrl(node, itemIndex, context.getNodeParameter('callbackUrl', itemIndex) as string, 'Callback URL');
-	const { key, generated } = keyForItem(context, itemIndex, context.getNodeParameter('key', itemIndex, '') as string, operation);
+	const { key, generated } = keyForItem(context, itemIndex, context.getNodeParameter('key', itemIndex, ''), operation);
 	const extra = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 
 	const body: IDataObject = { amount, currency, description, callbackUrl, key };

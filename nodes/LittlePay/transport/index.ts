@@ -148,7 +148,8 @@ function describeAnswer(result: LittlePayResponse | LostAnswer): string {
 /** A read made to recover an unknown outcome; when it gets no answer either, the outcome stays unknown. */
 async function recoveryRead(context: IExecuteFunctions, request: LittlePayRequest, what: string): Promise<LittlePayResponse> {
 	try {
-		return await readLittlePay(context, request);
+		// More patience than an ordinary read: the answer decides whether money moved.
+		return await readLittlePay(context, request, 5);
 	} catch {
 		// Never "try again" here: the first request may have gone through, and a retry could pay twice.
 		throwUnknownOutcome(context, request.itemIndex, what, 'the lookup got no answer either', `Check in the dashboard whether the ${what} exists before retrying: the first request may have gone through.`);

@@ -28,6 +28,22 @@ describe('Payment', () => {
 	const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 300 });
 
 	describe('Get Status', () => {
+		it('looks many payments up concurrently when asked, keeping output order and pairing', async () => {
+			const intents = await Promise.all(Array.from({ length: 12 }, () => sb.createIntent()));
+			// The first lookup is the slowest, so with overlapping requests it would finish last.
+			await sb.post('/sandbox/faults', {
+				rules: [
+					{ method: 'GET', pathPrefix: `/api/payments-v2/${intents[0].key}`, latencyMs: 400 },
+					{ method: 'GET', pathPrefix: '/api/payments-v2/', latencyMs: 50 },
+				],
+			});
+			const result = await run(sb, 'payment-get-status.json', intents.map((i) => ({ paymentId: i.key, concurrency: 5 })));
+			expect(result.error).toBeUndefined();
+			const out = result.output('Little Pay');
+			expect(out.map((o) => o.json.key)).toEqual(intents.map((i) => i.key));
+			expect(out.map((o) => o.pairedItem)).toEqual(intents.map((_, item) => ({ item })));
+		});
+
 		it('reads the same payment by reference and by key; Simplify returns reference, key, status, amount, provider', async () => {
 			const intent = await intentWithAttempt(sb, 0);
 			await sb.status(intent.key, '?longPoll=true');

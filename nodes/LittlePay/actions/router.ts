@@ -11,6 +11,9 @@ import * as refund from './refund/Refund.resource';
 
 const RESOURCES: Record<string, { operations: Record<string, Operation> }> = { card, disbursement, mobileMoney, payment, paymentIntent, refund };
 
+/** Operations with a Concurrency option: payout runs, and status lookups (reads, safe to overlap). */
+const CONCURRENT_OPERATIONS = new Set(['disbursement:create', 'payment:getStatus']);
+
 /** Runs one item's operation. */
 async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const resource = context.getNodeParameter('resource', itemIndex) as string;
@@ -22,12 +25,12 @@ async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<I
 
 /**
  * The item loop: every output item is paired with its input, Continue On Fail puts the error
- * on the item, and payout runs may process items concurrently while keeping output order.
+ * on the item, and payout runs and status lookups may process items concurrently while keeping output order.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const concurrency =
-		items.length > 0 && this.getNodeParameter('resource', 0) === 'disbursement' && this.getNodeParameter('operation', 0) === 'create'
+		items.length > 0 && CONCURRENT_OPERATIONS.has(`${String(this.getNodeParameter('resource', 0))}:${String(this.getNodeParameter('operation', 0))}`)
 			? Math.min(10, Math.max(1, Math.floor(this.getNodeParameter('concurrency', 0, 1) as number)))
 			: 1;
 	const output = new Array<INodeExecutionData>(items.length);

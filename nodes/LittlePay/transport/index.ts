@@ -61,10 +61,30 @@ export function throwGatewayError(context: IExecuteFunctions, response: LittlePa
 	});
 }
 
-async function baseUrlFor(context: IExecuteFunctions, request: LittlePayRequest): Promise<string> {
+// Base URLs read once per node run and credential: reading credentials decrypts them, per request.
+const baseUrlsByRun = new WeakMap<IExecuteFunctions, Map<string, Promise<string>>>();
+
+async function readBaseUrl(context: IExecuteFunctions, request: LittlePayRequest): Promise<string> {
 	const credentials = await context.getCredentials(request.credential, request.itemIndex);
 	const base = request.disbursement && credentials.disbursementBaseUrl ? credentials.disbursementBaseUrl : credentials.baseUrl;
 	return String(base ?? 'https://pay.little.africa').replace(/\/+$/, '');
+}
+
+async function baseUrlFor(context: IExecuteFunctions, request: LittlePayRequest): Promise<string> {
+	let urls = baseUrlsByRun.get(context);
+	if (!urls) {
+		urls = new Map();
+		baseUrlsByRun.set(context, urls);
+	}
+	const name = `${request.credential}${request.disbursement ? ':disbursement' : ''}`;
+	let url = urls.get(name);
+	if (!url) {
+		url = readBaseUrl(context, request);
+		urls.set(name, url);
+		// A failed read is not remembered, so the next item reports its own error.
+		url.catch(() => urls.delete(name));
+	}
+	return url;
 }
 
 /** Sends one request and returns the status code with the envelope's data, never retrying. */

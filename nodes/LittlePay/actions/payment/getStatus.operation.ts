@@ -9,6 +9,7 @@ export const description: INodeProperties[] = showFor('payment', 'getStatus', [
 	paymentIdField,
 	{ displayName: 'Long Poll', name: 'longPoll', type: 'boolean', default: false, description: 'Whether to hold the request open until the status changes (once)' },
 	simplifyField,
+	{ displayName: 'Concurrency', name: 'concurrency', type: 'number', typeOptions: { minValue: 1, maxValue: 10 }, default: 1, description: 'How many lookups to run at once (1-10) when the input has many payments; output order always matches input order' },
 ]);
 
 /** Reads a payment status record, optionally holding one long poll. */

@@ -1,5 +1,5 @@
 import { NodeOperationError } from 'n8n-workflow';
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import * as card from './card/Card.resource';
 import type { Operation } from './common';
@@ -14,25 +14,21 @@ const RESOURCES: Record<string, { operations: Record<string, Operation> }> = { c
 /** Operations with a Concurrency option: payout runs, and status lookups (reads, safe to overlap). */
 const CONCURRENT_OPERATIONS = new Set(['disbursement:create', 'payment:getStatus']);
 
-/** Runs one item's operation. */
-async function runItem(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const resource = context.getNodeParameter('resource', itemIndex) as string;
-	const operation = context.getNodeParameter('operation', itemIndex) as string;
-	const run = RESOURCES[resource]?.operations[operation];
-	if (!run) throw new NodeOperationError(context.getNode(), `Unknown operation ${resource}: ${operation}`, { itemIndex });
-	return run.execute.call(context, itemIndex);
-}
-
 /**
  * The item loop: every output item is paired with its input, Continue On Fail puts the error
  * on the item, and payout runs and status lookups may process items concurrently while keeping output order.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	const concurrency =
-		items.length > 0 && CONCURRENT_OPERATIONS.has(`${String(this.getNodeParameter('resource', 0))}:${String(this.getNodeParameter('operation', 0))}`)
-			? Math.min(10, Math.max(1, Math.floor(this.getNodeParameter('concurrency', 0, 1) as number)))
-			: 1;
+	if (items.length === 0) return [[]];
+	// Resource and operation take no expressions, so they are the same for every item.
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const run = RESOURCES[resource]?.operations[operation];
+	if (!run) throw new NodeOperationError(this.getNode(), `Unknown operation ${resource}: ${operation}`);
+	const concurrency = CONCURRENT_OPERATIONS.has(`${resource}:${operation}`)
+		? Math.min(10, Math.max(1, Math.floor(this.getNodeParameter('concurrency', 0, 1) as number)))
+		: 1;
 	const output = new Array<INodeExecutionData>(items.length);
 	let next = 0;
 	let failure: unknown;
@@ -42,7 +38,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		while (next < items.length && failure === undefined) {
 			const itemIndex = next++;
 			try {
-				output[itemIndex] = { json: await runItem(this, itemIndex), pairedItem: { item: itemIndex } };
+				output[itemIndex] = { json: await run.execute.call(this, itemIndex), pairedItem: { item: itemIndex } };
 			} catch (error) {
 				if (!this.continueOnFail()) {
 					failure ??= error;
@@ -54,7 +50,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, items.length)) }, worker));
+	await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 	if (failure !== undefined) throw failure;
 	return [output];
 }

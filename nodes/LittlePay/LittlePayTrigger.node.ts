@@ -12,15 +12,18 @@ import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from './helpers/ca
 import {
 	callbackEventId,
 	callbackToItem,
+	eventMemoryFor,
+	forgetEvents,
 	parseCallback,
-	rememberEvent,
 	secretsEqual,
 } from './trigger/callbackEvent';
 import type { Verification } from './trigger/callbackEvent';
 import { fetchPaymentStatus } from './trigger/confirmStatus';
 
-/** In-process memory of recent event ids per trigger, for duplicates that arrive at the same moment. */
-const recentEvents = new Map<string, IDataObject>();
+/** Which trigger a call is for: one memory of delivered events per workflow and node. */
+function triggerIdOf(context: IHookFunctions | IWebhookFunctions): string {
+	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+}
 
 /** Answers a refused callback with a JSON status and starts nothing. */
 function refuse(context: IWebhookFunctions, status: number, reason: string): IWebhookResponseData {
@@ -154,7 +157,8 @@ export class LittlePayTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			// Little Pay has no API to register callback URLs: the URL travels with each intent or refund.
-			// These methods manage the trigger's own state: its memory of delivered events.
+			// These methods manage the trigger's own state: its memory of delivered events, which lives in
+			// this n8n process (see EventMemory), and the activation mark in static data (written only here).
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const memory = this.getWorkflowStaticData('node');
 				return typeof memory.activatedAt === 'string';
@@ -162,14 +166,16 @@ export class LittlePayTrigger implements INodeType {
 			async create(this: IHookFunctions): Promise<boolean> {
 				const memory = this.getWorkflowStaticData('node');
 				memory.activatedAt = new Date().toISOString();
-				memory.seenEventIds = [];
+				// Earlier versions kept the delivered ids here; drop them so n8n stops loading them on every call.
+				delete memory.seenEventIds;
+				forgetEvents(triggerIdOf(this));
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
 				const memory = this.getWorkflowStaticData('node');
 				delete memory.activatedAt;
 				delete memory.seenEventIds;
-				recentEvents.delete(`${this.getWorkflow().id ?? ''}:${this.getNode().id}`);
+				forgetEvents(triggerIdOf(this));
 				return true;
 			},
 		},
@@ -228,14 +234,8 @@ export class LittlePayTrigger implements INodeType {
 			if (verified === 'none') verified = 'status-check';
 		}
 
-		const triggerId = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-		const memory = this.getWorkflowStaticData('node');
-		const eventId = callbackEventId(callback);
-		const recent = recentEvents.get(triggerId) ?? {};
-		recentEvents.set(triggerId, recent);
-		const seenHere = rememberEvent(recent, eventId);
-		const seenBefore = rememberEvent(memory, eventId);
-		if (seenHere || seenBefore) {
+		// No static data here: n8n would write it to the database before acknowledging every callback.
+		if (eventMemoryFor(triggerIdOf(this)).remember(callbackEventId(callback))) {
 			return { webhookResponse: { received: true, duplicate: true } };
 		}
 

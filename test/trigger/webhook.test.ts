@@ -1,6 +1,8 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 
-import { callWebhook, newTriggerState } from './webhookContext';
+import { eventMemoryFor } from '../../nodes/LittlePay/trigger/callbackEvent';
+
+import { callHookMethod, callWebhook, newTriggerState } from './webhookContext';
 import type { FakeRequest } from './webhookContext';
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -113,12 +115,63 @@ describe('Little Pay Trigger webhook', () => {
 		expect(failedLater.started).toBe(true);
 	});
 
-	it('keeps the duplicate memory bounded', async () => {
+	it('keeps the duplicate memory bounded to the last 1,000 events', async () => {
 		const state = newTriggerState();
 		for (let i = 0; i < 1005; i++) {
 			await callWebhook(state, params, signed({ ...paymentBody, reference: `R${i}` }));
 		}
-		expect((state.staticData.seenEventIds as string[]).length).toBe(1000);
+		expect(eventMemoryFor(`${state.workflowId}:trigger-node`).size).toBe(1000);
+		// The newest are still recognised; the five oldest were forgotten and start again.
+		expect((await callWebhook(state, params, signed({ ...paymentBody, reference: 'R1004' }))).started).toBe(false);
+		expect((await callWebhook(state, params, signed({ ...paymentBody, reference: 'R5' }))).started).toBe(false);
+		expect((await callWebhook(state, params, signed({ ...paymentBody, reference: 'R0' }))).started).toBe(true);
+	});
+
+	it('writes no workflow static data per callback (n8n would save it before acknowledging)', async () => {
+		const state = newTriggerState();
+		await callHookMethod(state, 'create');
+		const afterActivation = JSON.stringify(state.staticData);
+		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
+		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(false);
+		expect((await callWebhook(state, params, signed({ ...paymentBody, status: 'FAILED' }))).started).toBe(true);
+		expect(JSON.stringify(state.staticData)).toBe(afterActivation);
+	});
+
+	it('starts once when the same callback arrives many times at the same moment', async () => {
+		const state = newTriggerState();
+		const calls = await Promise.all(Array.from({ length: 20 }, () => callWebhook(state, params, signed(paymentBody))));
+		expect(calls.filter((c) => c.started)).toHaveLength(1);
+		expect(calls.filter((c) => c.result.webhookResponse?.duplicate === true)).toHaveLength(19);
+	});
+
+	it('keeps one memory per trigger: the same event in two workflows starts both', async () => {
+		const a = newTriggerState();
+		const b = newTriggerState();
+		expect((await callWebhook(a, params, signed(paymentBody))).started).toBe(true);
+		expect((await callWebhook(b, params, signed(paymentBody))).started).toBe(true);
+		expect((await callWebhook(a, params, signed(paymentBody))).started).toBe(false);
+	});
+
+	it('does not remember refused callbacks: a forged one does not block the genuine delivery', async () => {
+		const state = newTriggerState();
+		expect((await callWebhook(state, params, signed(paymentBody, { key: attacker.privateKey }))).response.status).toBe(401);
+		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
+	});
+
+	it('activation resets the memory and drops ids older versions kept in static data; deactivation clears it', async () => {
+		const state = newTriggerState();
+		state.staticData.seenEventIds = ['old-id'];
+		expect(await callHookMethod(state, 'checkExists')).toBe(false);
+		expect(await callHookMethod(state, 'create')).toBe(true);
+		expect(await callHookMethod(state, 'checkExists')).toBe(true);
+		expect(state.staticData.seenEventIds).toBeUndefined();
+		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
+		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(false);
+		await callHookMethod(state, 'delete');
+		expect(await callHookMethod(state, 'checkExists')).toBe(false);
+		expect(eventMemoryFor(`${state.workflowId}:trigger-node`).size).toBe(0);
+		await callHookMethod(state, 'create');
+		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
 	});
 
 	it('refuses unsigned payment callbacks unless verification is explicitly off', async () => {

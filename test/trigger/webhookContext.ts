@@ -1,4 +1,4 @@
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
 
@@ -78,4 +78,14 @@ export async function callWebhook(
 	} as unknown as IWebhookFunctions;
 	const result = await new LittlePayTrigger().webhook.call(context);
 	return { result, response, started: (result.workflowData?.[0]?.length ?? 0) > 0 };
+}
+
+/** Calls one of the trigger's activation methods (checkExists, create, delete) the way n8n does. */
+export async function callHookMethod(state: TriggerState, method: 'checkExists' | 'create' | 'delete'): Promise<boolean> {
+	const context = {
+		getWorkflowStaticData: () => state.staticData,
+		getWorkflow: () => ({ id: state.workflowId, active: true }),
+		getNode: () => ({ id: 'trigger-node', name: 'Little Pay Trigger', type: 'n8n-nodes-littlepay.littlePayTrigger' }),
+	} as unknown as IHookFunctions;
+	return await new LittlePayTrigger().webhookMethods.default[method].call(context);
 }

@@ -98,14 +98,49 @@ export function secretsEqual(given: string, expected: string): boolean {
 }
 
 /**
- * Remembers the last `limit` event ids in `memory` (workflow static data) and reports whether
- * `id` was already seen, so a callback the gateway delivers twice starts the workflow once.
+ * The ids of the last `limit` events one trigger let through, oldest first, kept in this n8n process.
+ *
+ * Deliberately not workflow static data: n8n loads a webhook's static data from the database for every
+ * request and, when it changed, writes it back before answering. That is a database write per callback
+ * on the acknowledgement path, and two concurrent requests each write their own copy (the last one wins,
+ * so an id can be lost). Checking and remembering here happen in one synchronous step, so duplicates
+ * that arrive at the same moment are caught too.
  */
-export function rememberEvent(memory: IDataObject, id: string, limit = 1000): boolean {
-	const seen = Array.isArray(memory.seenEventIds) ? (memory.seenEventIds as string[]) : [];
-	if (seen.includes(id)) return true;
-	seen.push(id);
-	while (seen.length > limit) seen.shift();
-	memory.seenEventIds = seen;
-	return false;
+export class EventMemory {
+	private readonly ids = new Set<string>();
+
+	constructor(readonly limit = 1000) {}
+
+	/** Remembers `id`; returns true when it was already remembered (a duplicate delivery). */
+	remember(id: string): boolean {
+		if (this.ids.has(id)) return true;
+		this.ids.add(id);
+		if (this.ids.size > this.limit) {
+			const oldest = this.ids.values().next().value;
+			if (oldest !== undefined) this.ids.delete(oldest);
+		}
+		return false;
+	}
+
+	/** How many ids are remembered. */
+	get size(): number {
+		return this.ids.size;
+	}
+}
+
+const memories = new Map<string, EventMemory>();
+
+/** The event memory of one trigger (`<workflow id>:<node id>`), created empty on first use. */
+export function eventMemoryFor(triggerId: string): EventMemory {
+	let memory = memories.get(triggerId);
+	if (!memory) {
+		memory = new EventMemory();
+		memories.set(triggerId, memory);
+	}
+	return memory;
+}
+
+/** Forgets every event a trigger let through (on activation and deactivation). */
+export function forgetEvents(triggerId: string): void {
+	memories.delete(triggerId);
 }

@@ -38,7 +38,11 @@ export class LittlePayTrigger implements INodeType {
 		name: 'littlePayTrigger',
 		icon: { light: 'file:littlepay.svg', dark: 'file:littlepay.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// Version 2 behaves exactly as 1. It exists because n8n treats a webhook start node of typeVersion 1
+		// like its old Webhook node and evaluates the expression `$parameter.options.binaryData` on every
+		// call, which needs an expression isolate; from 2 on n8n skips that, so callbacks are answered faster.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["events"].join(", ")}}',
 		description: 'Starts the workflow when Little Pay calls back about a payment or a refund',
 		defaults: { name: 'Little Pay Trigger' },

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 
+import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
 import { eventMemoryFor } from '../../nodes/LittlePay/trigger/callbackEvent';
 
 import { callHookMethod, callWebhook, newTriggerState } from './webhookContext';
@@ -172,6 +173,20 @@ describe('Little Pay Trigger webhook', () => {
 		expect(eventMemoryFor(`${state.workflowId}:trigger-node`).size).toBe(0);
 		await callHookMethod(state, 'create');
 		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
+	});
+
+	it('is version 2 by default, and version 1 workflows behave the same', async () => {
+		// n8n evaluates an expression (in an isolate) on every call to a typeVersion 1 webhook start node.
+		const { description } = new LittlePayTrigger();
+		expect(description.version).toEqual([1, 2]);
+		expect(description.defaultVersion).toBe(2);
+		for (const typeVersion of [1, 2]) {
+			const state = newTriggerState();
+			const first = await callWebhook(state, params, signed(paymentBody), typeVersion);
+			expect(first.result.webhookResponse).toEqual({ received: true, event: 'payment.completed' });
+			expect((await callWebhook(state, params, signed(paymentBody), typeVersion)).started).toBe(false);
+			expect((await callWebhook(state, params, signed(paymentBody, { key: attacker.privateKey }), typeVersion)).response.status).toBe(401);
+		}
 	});
 
 	it('refuses unsigned payment callbacks unless verification is explicitly off', async () => {

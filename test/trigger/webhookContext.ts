@@ -37,6 +37,7 @@ export async function callWebhook(
 	state: TriggerState,
 	params: IDataObject,
 	request: FakeRequest,
+	typeVersion = 2,
 ): Promise<WebhookCall> {
 	const response: WebhookCall['response'] = {};
 	const res = {
@@ -63,7 +64,7 @@ export async function callWebhook(
 			name in params ? params[name] : name in defaults ? defaults[name] : fallback,
 		getWorkflowStaticData: () => state.staticData,
 		getWorkflow: () => ({ id: state.workflowId, active: true }),
-		getNode: () => ({ id: 'trigger-node', name: 'Little Pay Trigger', type: 'n8n-nodes-littlepay.littlePayTrigger' }),
+		getNode: () => ({ id: 'trigger-node', name: 'Little Pay Trigger', type: 'n8n-nodes-littlepay.littlePayTrigger', typeVersion }),
 		getCredentials: async () => ({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1' }),
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, options: { url: string }) => {

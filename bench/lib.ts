@@ -45,3 +45,8 @@ export function sum(values: number[]): number {
 export function note(text: string): void {
 	process.stdout.write(`# ${text}\n`);
 }
+
+/** Waits `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms));
+}

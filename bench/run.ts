@@ -5,6 +5,7 @@ import { failureCount } from './lib';
 import { benchNodeOverhead } from './nodeOverhead';
 import { benchPayouts } from './payouts';
 import { benchReliability } from './reliability';
+import { benchTriggerLoad } from './triggerLoad';
 import { benchWaiting } from './waiting';
 
 const benches: Record<string, () => Promise<void>> = {
@@ -12,6 +13,7 @@ const benches: Record<string, () => Promise<void>> = {
 	nodeOverhead: benchNodeOverhead,
 	payouts: benchPayouts,
 	reliability: benchReliability,
+	triggerLoad: benchTriggerLoad,
 	waiting: benchWaiting,
 };
 

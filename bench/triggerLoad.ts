@@ -62,19 +62,25 @@ const agent = new Agent({ keepAlive: true, maxSockets: SENDERS * 2 });
 interface Answer {
 	status: number;
 	body: string;
+	/** Seconds since the first request, when the answer came. */
+	at: number;
 }
 
+let firstRequestAt = 0;
+
 function post(url: string, delivery: Delivery): Promise<Answer> {
+	if (firstRequestAt === 0) firstRequestAt = performance.now();
+	const at = () => Math.round(performance.now() - firstRequestAt) / 1000;
 	return new Promise((resolve) => {
 		const req = request(url, { method: 'POST', headers: delivery.headers, agent, timeout: 60000 }, (res) => {
 			let text = '';
 			res.setEncoding('utf8');
 			res.on('data', (chunk: string) => (text += chunk));
-			res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+			res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, at: at() }));
 		});
 		// A lost answer counts as status 0 (never as accepted).
 		req.on('timeout', () => req.destroy(new Error('timeout')));
-		req.on('error', (error) => resolve({ status: 0, body: String(error) }));
+		req.on('error', (error) => resolve({ status: 0, body: String(error), at: at() }));
 		req.end(delivery.body);
 	});
 }
@@ -150,6 +156,17 @@ export async function benchTriggerLoad(): Promise<void> {
 		});
 		await api.activateWorkflow(created.id, created.versionId);
 		const url = `${n8n.url}/webhook/${hook}/littlepay`;
+		// n8n answers 404 ("webhook is not registered") for a moment after the activate call returns. Wait
+		// until the trigger itself answers: a body that is not JSON gets its 400 and starts nothing.
+		const activatedAt = performance.now();
+		for (;;) {
+			const probe = await post(url, { body: 'probe', headers: { 'content-type': 'text/plain' } });
+			if (probe.status !== 404) break;
+			if (performance.now() - activatedAt > 30000) throw new Error('the trigger did not start listening within 30 s');
+			await sleep(50);
+		}
+		note(`trigger_load: the production URL answered ${((performance.now() - activatedAt) / 1000).toFixed(2)} s after activation`);
+		firstRequestAt = 0;
 
 		const bodies = Array.from({ length: GENUINE }, (_, i) => callbackBody(i));
 		const indices = shuffle(bodies.map((_, i) => i));
@@ -195,7 +212,7 @@ export async function benchTriggerLoad(): Promise<void> {
 		}
 
 		const genuineAnswers: Answer[] = [];
-		const firstDeliveries = new Map<number, Delivery>();
+		const firstDeliveries = new Map<number, { delivery: Delivery; answer: Answer }>();
 		const started: Answer[] = [];
 		const badAnswers = new Map<BadKind, Answer[]>(Object.keys(BAD).map((k) => [k as BadKind, []]));
 		const t0 = performance.now();
@@ -205,18 +222,24 @@ export async function benchTriggerLoad(): Promise<void> {
 				return;
 			}
 			const delivery = signed(bodies[task.index]);
-			firstDeliveries.set(task.index, delivery);
 			const answers = twiceAtOnce.has(task.index)
 				? await Promise.all([post(url, delivery), post(url, signed(bodies[task.index]))])
 				: [await post(url, delivery)];
+			firstDeliveries.set(task.index, { delivery, answer: answers[0] });
 			genuineAnswers.push(...answers);
 			started.push(...answers.filter((a) => a.status === 200 && !isDuplicateAck(a)));
 		});
 		const phase1Ms = performance.now() - t0;
 
 		// Phase 2, later: gateway retries of delivered callbacks (fresh timestamp and signature, same body),
-		// and replays of delivered callbacks byte for byte (same headers, still inside the tolerance window).
-		const replayOf = shuffle(indices.slice(TWICE_AT_ONCE + TWICE_LATER), 11).slice(0, BAD.replay);
+		// and replays of delivered callbacks byte for byte (same headers, still inside the tolerance window) —
+		// of deliveries the trigger took: replaying one it never took would be a legitimate first delivery.
+		const replayOf = shuffle(indices.slice(TWICE_AT_ONCE + TWICE_LATER), 11)
+			.filter((index) => {
+				const first = firstDeliveries.get(index)!.answer;
+				return first.status === 200 && !isDuplicateAck(first);
+			})
+			.slice(0, BAD.replay);
 		const phase2: Array<() => Promise<void>> = [
 			...twiceLater.map((index) => async () => {
 				const answer = await post(url, signed(bodies[index]));
@@ -224,7 +247,7 @@ export async function benchTriggerLoad(): Promise<void> {
 				if (answer.status === 200 && !isDuplicateAck(answer)) started.push(answer);
 			}),
 			...replayOf.map((index) => async () => {
-				badAnswers.get('replay')!.push(await post(url, firstDeliveries.get(index)!));
+				badAnswers.get('replay')!.push(await post(url, firstDeliveries.get(index)!.delivery));
 			}),
 		];
 		await mapConcurrent(shuffle(phase2, 13), SENDERS, (task) => task());
@@ -281,6 +304,17 @@ export async function benchTriggerLoad(): Promise<void> {
 		note(
 			`trigger_load: genuine deliveries ${genuineAnswers.length}: ${genuineAnswers.filter((a) => a.status === 200 && !isDuplicateAck(a)).length} acknowledged as new, ${genuineAnswers.filter(isDuplicateAck).length} as duplicate, ${genuineRefused} refused`,
 		);
+		const unexpected = [
+			...genuineAnswers.filter((a) => a.status !== 200),
+			...signatureBad.flatMap((kind) => badAnswers.get(kind)!.filter((a) => a.status !== 401)),
+		];
+		for (const a of unexpected.slice(0, 10)) {
+			note(`trigger_load: unexpected answer at ${a.at.toFixed(1)} s: HTTP ${a.status} ${a.body.slice(0, 200)}`);
+		}
+		if (unexpected.length > 0) {
+			const lines = n8n.logs().split('\n').filter((l) => /webhook|error|warn/i.test(l));
+			for (const line of lines.slice(-8)) note(`trigger_load: n8n log: ${line.slice(0, 300)}`);
+		}
 		note(
 			`trigger_load: n8n executions ${executions.length} (${notSuccess} not successful, ${unreadable.length} without exactly one reference); references missing ${missing}, started twice ${twice}, not genuine ${foreign}`,
 		);

@@ -93,7 +93,8 @@ export function buildDeviceDataCollectionPage(input: DeviceDataPageInput): strin
 		if (data && data.MessageType === 'profile.completed') finish(data['Session Id'] || '', data.Status === true);
 	});
 	document.getElementById('littlepay-ddc-form').submit();
-	window.setTimeout(function () { finish('', false); }, ${scriptValue(input.timeoutMs)});
+	// Gives up waiting for the message after the timeout, as Little Pay's SDK does.
+	AbortSignal.timeout(${scriptValue(input.timeoutMs)}).addEventListener('abort', function () { finish('', false); });
 })();
 </script>
 </body>

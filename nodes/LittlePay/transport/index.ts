@@ -61,8 +61,28 @@ export function throwGatewayError(context: IExecuteFunctions, response: LittlePa
 	});
 }
 
-// Base URLs read once per node run and credential: reading credentials decrypts them, per request.
-const baseUrlsByRun = new WeakMap<IExecuteFunctions, Map<string, Promise<string>>>();
+/**
+ * A cache that lives for one node run (keyed on its execute context): each name is loaded once and
+ * shared by the run's items; a failed load is forgotten, so the next item reports its own error.
+ */
+export function perRunCache<T>(): (context: IExecuteFunctions, name: string, load: () => Promise<T>) => Promise<T> {
+	const byRun = new WeakMap<IExecuteFunctions, Map<string, Promise<T>>>();
+	return async (context, name, load) => {
+		let entries = byRun.get(context);
+		if (!entries) {
+			entries = new Map();
+			byRun.set(context, entries);
+		}
+		let entry = entries.get(name);
+		if (!entry) {
+			entry = load();
+			entries.set(name, entry);
+			const forget = entries;
+			entry.catch(() => forget.delete(name));
+		}
+		return entry;
+	};
+}
 
 async function readBaseUrl(context: IExecuteFunctions, request: LittlePayRequest): Promise<string> {
 	const credentials = await context.getCredentials(request.credential, request.itemIndex);
@@ -70,21 +90,11 @@ async function readBaseUrl(context: IExecuteFunctions, request: LittlePayRequest
 	return String(base ?? 'https://pay.little.africa').replace(/\/+$/, '');
 }
 
+// Reading credentials decrypts them, so base URLs are read once per node run and credential.
+const baseUrls = perRunCache<string>();
+
 async function baseUrlFor(context: IExecuteFunctions, request: LittlePayRequest): Promise<string> {
-	let urls = baseUrlsByRun.get(context);
-	if (!urls) {
-		urls = new Map();
-		baseUrlsByRun.set(context, urls);
-	}
-	const name = `${request.credential}${request.disbursement ? ':disbursement' : ''}`;
-	let url = urls.get(name);
-	if (!url) {
-		url = readBaseUrl(context, request);
-		urls.set(name, url);
-		// A failed read is not remembered, so the next item reports its own error.
-		url.catch(() => urls.delete(name));
-	}
-	return url;
+	return baseUrls(context, `${request.credential}${request.disbursement ? ':disbursement' : ''}`, () => readBaseUrl(context, request));
 }
 
 /** Sends one request and returns the status code with the envelope's data, never retrying. */

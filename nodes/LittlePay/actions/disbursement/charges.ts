@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validation';
-import { expectSuccess, readLittlePay } from '../../transport';
+import { expectSuccess, perRunCache, readLittlePay } from '../../transport';
 
 /** A network's payout limits and the fee for one amount. */
 export interface NetworkQuote {
@@ -11,7 +11,7 @@ export interface NetworkQuote {
 }
 
 // One read of the charges table per node run: a 1,000-item payout run checks limits once, not 1,000 times.
-const chargesByRun = new WeakMap<IExecuteFunctions, Promise<IDataObject>>();
+const chargesForRun = perRunCache<IDataObject>();
 
 /** Reads the withdrawal charges table (networks, limits, fee tiers). */
 export async function getCharges(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
@@ -21,14 +21,7 @@ export async function getCharges(context: IExecuteFunctions, itemIndex: number):
 
 /** The charges table, read once per node run and shared by its items. */
 export async function getChargesForRun(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	let charges = chargesByRun.get(context);
-	if (!charges) {
-		charges = getCharges(context, itemIndex);
-		chargesByRun.set(context, charges);
-		// A failed read is not remembered, so the next item asks again.
-		charges.catch(() => chargesByRun.delete(context));
-	}
-	return charges;
+	return chargesForRun(context, 'charges', () => getCharges(context, itemIndex));
 }
 
 /** Looks up a network's limits and the fee tier for an amount (the first tier at or above it). */

@@ -1,5 +1,5 @@
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
-import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
+import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
 
 export type LittlePayCredential = 'littlePayBasicApi' | 'littlePayApiKeyApi';
 
@@ -84,22 +84,34 @@ export function perRunCache<T>(): (context: IExecuteFunctions, name: string, loa
 	};
 }
 
-async function readBaseUrl(context: IExecuteFunctions, request: LittlePayRequest): Promise<string> {
-	const credentials = await context.getCredentials(request.credential, request.itemIndex);
-	const base = request.disbursement && credentials.disbursementBaseUrl ? credentials.disbursementBaseUrl : credentials.baseUrl;
-	return String(base ?? 'https://pay.little.africa').replace(/\/+$/, '');
+/** A credential as read once for a node run: what the request helper needs, and the base URLs. */
+interface RunCredential {
+	decrypted: ICredentialsDecrypted;
+	baseUrl: string;
+	disbursementBaseUrl: string;
 }
 
-// Reading credentials decrypts them, so base URLs are read once per node run and credential.
-const baseUrls = perRunCache<string>();
+async function readCredential(context: IExecuteFunctions, type: LittlePayCredential, itemIndex: number): Promise<RunCredential> {
+	const data = await context.getCredentials(type, itemIndex);
+	const details = context.getNode().credentials?.[type];
+	const baseUrl = String(data.baseUrl || 'https://pay.little.africa').replace(/\/+$/, '');
+	const disbursementBaseUrl = data.disbursementBaseUrl ? String(data.disbursementBaseUrl).replace(/\/+$/, '') : baseUrl;
+	return { decrypted: { id: details?.id ?? '', name: details?.name ?? type, type, data }, baseUrl, disbursementBaseUrl };
+}
 
-async function baseUrlFor(context: IExecuteFunctions, request: LittlePayRequest): Promise<string> {
-	return baseUrls(context, `${request.credential}${request.disbursement ? ':disbursement' : ''}`, () => readBaseUrl(context, request));
+// Reading a credential decrypts it (and resolves its expressions), which in n8n costs more than a
+// request to a nearby gateway: each node run reads each credential once and hands the decrypted copy
+// to n8n's request helper, which then applies the credential's own `authenticate` as usual.
+const credentialsForRun = perRunCache<RunCredential>();
+
+function credentialFor(context: IExecuteFunctions, request: LittlePayRequest): Promise<RunCredential> {
+	return credentialsForRun(context, request.credential, () => readCredential(context, request.credential, request.itemIndex));
 }
 
 /** Sends one request and returns the status code with the envelope's data, never retrying. */
 export async function sendOnce(context: IExecuteFunctions, request: LittlePayRequest): Promise<LittlePayResponse | LostAnswer> {
-	const baseUrl = await baseUrlFor(context, request);
+	const credential = await credentialFor(context, request);
+	const baseUrl = request.disbursement ? credential.disbursementBaseUrl : credential.baseUrl;
 	let response: { statusCode: number; body: unknown };
 	try {
 		response = (await context.helpers.httpRequestWithAuthentication.call(context, request.credential, {
@@ -112,7 +124,7 @@ export async function sendOnce(context: IExecuteFunctions, request: LittlePayReq
 			ignoreHttpStatusErrors: true,
 			returnFullResponse: true,
 			abortSignal: context.getExecutionCancelSignal(),
-		})) as { statusCode: number; body: unknown };
+		}, { credentialsDecrypted: credential.decrypted })) as { statusCode: number; body: unknown };
 	} catch (error) {
 		if (context.getExecutionCancelSignal()?.aborted) {
 			throw new NodeOperationError(context.getNode(), 'Execution cancelled', { itemIndex: request.itemIndex });

@@ -17,5 +17,5 @@ moduleWithResolver._resolveFilename = function (request: string, ...rest: unknow
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const harness = require('../test/harness/workflow') as typeof import('../test/harness/workflow');
 
-export const { loadFixture, runWorkflow } = harness;
+export const { loadFixture, registerNodeType, runWorkflow } = harness;
 export type { RunResult, WorkflowJson } from '../test/harness/workflow';

@@ -61,6 +61,11 @@ const CREDENTIAL_TYPES: Record<string, ICredentialType> = {
 	littlePayApiKeyApi: new LittlePayApiKeyApi(),
 };
 
+/** Makes another node type available to runs (benchmarks compare the node with a minimal one). */
+export function registerNodeType(name: string, type: INodeType): void {
+	NODE_TYPES[name] = type;
+}
+
 class TestNodeTypes implements INodeTypes {
 	getByName(nodeType: string): INodeType | IVersionedNodeType {
 		const type = NODE_TYPES[nodeType];

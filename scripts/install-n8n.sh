@@ -30,12 +30,22 @@ else
   fi
 fi
 
+# An install marked complete without sqlite3's binding (made by an earlier version of this script) is redone.
+if [ -f "$N8N_DIR/.complete" ] && [ -z "$(find "$N8N_DIR/node_modules/sqlite3" -name node_sqlite3.node -print -quit 2>/dev/null)" ]; then
+  rm "$N8N_DIR/.complete"
+fi
 if [ ! -f "$N8N_DIR/.complete" ]; then
   echo "Installing n8n $N8N_VERSION into $N8N_DIR (one time, a few minutes) ..." >&2
   mkdir -p "$N8N_DIR"
   echo "$PACKAGE_JSON" > "$N8N_DIR/package.json"
   (cd "$N8N_DIR" && npm install --ignore-scripts --no-audit --no-fund "n8n@$N8N_VERSION" >&2)
-  (cd "$N8N_DIR" && PATH="$(dirname "$NODE_BIN"):$PATH" npm_config_nodedir="$NODE_DIR" npm rebuild sqlite3 >&2)
+  # --ignore-scripts=false: run from `npm test`, npm hands this project's ignore-scripts=true down to child
+  # npm commands through npm_config_ignore_scripts, and the rebuild would then "succeed" without building.
+  (cd "$N8N_DIR" && PATH="$(dirname "$NODE_BIN"):$PATH" npm_config_nodedir="$NODE_DIR" npm rebuild sqlite3 --ignore-scripts=false >&2)
+  if [ -z "$(find "$N8N_DIR/node_modules/sqlite3" -name node_sqlite3.node -print -quit)" ]; then
+    echo "sqlite3 was not built in $N8N_DIR; n8n cannot start without it" >&2
+    exit 1
+  fi
   touch "$N8N_DIR/.complete"
 fi
 

@@ -96,6 +96,9 @@ export interface AuthenticatedRequest {
 class TestCredentialsHelper extends ICredentialsHelper {
 	readonly sent: AuthenticatedRequest[] = [];
 
+	/** How often each credential type was decrypted (n8n decrypts on every read). */
+	readonly decryptions: Record<string, number> = {};
+
 	constructor(private readonly credentials: Record<string, ICredentialDataDecryptedObject>) {
 		super();
 	}
@@ -152,6 +155,7 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	): Promise<ICredentialDataDecryptedObject> {
 		const found = this.credentials[type];
 		if (!found) throw new Error(`Node does not have credentials of type ${type}`);
+		this.decryptions[type] = (this.decryptions[type] ?? 0) + 1;
 		// Defaults of the credential type apply, as in n8n.
 		const defaults = Object.fromEntries((CREDENTIAL_TYPES[type]?.properties ?? []).map((p) => [p.name, p.default]));
 		return { ...defaults, ...found } as ICredentialDataDecryptedObject;
@@ -181,6 +185,8 @@ export interface RunResult {
 	error: (Error & { description?: string }) | undefined;
 	run: IRun;
 	requests: AuthenticatedRequest[];
+	/** How often each credential type was decrypted during the run. */
+	decryptions: Record<string, number>;
 }
 
 /** Options of one run. */
@@ -258,7 +264,7 @@ export async function runWorkflow(workflowJson: WorkflowJson, options: RunOption
 		run = await running;
 	} catch (error) {
 		// A cancelled run rejects; the engine's own record of it is not needed by the tests.
-		return { output: () => [], error: error as Error, run: undefined as unknown as IRun, requests: credentialsHelper.sent };
+		return { output: () => [], error: error as Error, run: undefined as unknown as IRun, requests: credentialsHelper.sent, decryptions: credentialsHelper.decryptions };
 	}
 	const runData = run.data.resultData.runData;
 	return {
@@ -268,5 +274,6 @@ export async function runWorkflow(workflowJson: WorkflowJson, options: RunOption
 		error: run.data.resultData.error as RunResult['error'],
 		run,
 		requests: credentialsHelper.sent,
+		decryptions: credentialsHelper.decryptions,
 	};
 }

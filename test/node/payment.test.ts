@@ -44,6 +44,16 @@ describe('Payment', () => {
 			expect(out.map((o) => o.pairedItem)).toEqual(intents.map((_, item) => ({ item })));
 		});
 
+		it('decrypts the API key once for a run of many lookups and still authenticates every request', async () => {
+			const intents = await Promise.all(Array.from({ length: 8 }, () => sb.createIntent()));
+			const result = await run(sb, 'payment-get-status.json', intents.map((i) => ({ paymentId: i.key, concurrency: 3 })));
+			expect(result.error).toBeUndefined();
+			expect(result.output('Little Pay').map((o) => o.json.key)).toEqual(intents.map((i) => i.key));
+			// n8n decrypts a credential on every read: once per run, not once per request.
+			expect(result.decryptions).toEqual({ littlePayApiKeyApi: 1 });
+			expect(result.requests.filter((r) => r.credential === 'littlePayApiKeyApi')).toHaveLength(8);
+		});
+
 		it('reads the same payment by reference and by key; Simplify returns reference, key, status, amount, provider', async () => {
 			const intent = await intentWithAttempt(sb, 0);
 			await sb.status(intent.key, '?longPoll=true');

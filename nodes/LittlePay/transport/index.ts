@@ -94,8 +94,9 @@ interface RunCredential {
 async function readCredential(context: IExecuteFunctions, type: LittlePayCredential, itemIndex: number): Promise<RunCredential> {
 	const data = await context.getCredentials(type, itemIndex);
 	const details = context.getNode().credentials?.[type];
-	const baseUrl = String(data.baseUrl || 'https://pay.little.africa').replace(/\/+$/, '');
-	const disbursementBaseUrl = data.disbursementBaseUrl ? String(data.disbursementBaseUrl).replace(/\/+$/, '') : baseUrl;
+	const withoutTrailingSlash = (url: unknown) => String(url).replace(/\/+$/, '');
+	const baseUrl = withoutTrailingSlash(data.baseUrl || 'https://pay.little.africa');
+	const disbursementBaseUrl = data.disbursementBaseUrl ? withoutTrailingSlash(data.disbursementBaseUrl) : baseUrl;
 	return { decrypted: { id: details?.id ?? '', name: details?.name ?? type, type, data }, baseUrl, disbursementBaseUrl };
 }
 
@@ -104,13 +105,18 @@ async function readCredential(context: IExecuteFunctions, type: LittlePayCredent
 // to n8n's request helper, which then applies the credential's own `authenticate` as usual.
 const credentialsForRun = perRunCache<RunCredential>();
 
-function credentialFor(context: IExecuteFunctions, request: LittlePayRequest): Promise<RunCredential> {
-	return credentialsForRun(context, request.credential, () => readCredential(context, request.credential, request.itemIndex));
+function credentialFor(context: IExecuteFunctions, type: LittlePayCredential, itemIndex: number): Promise<RunCredential> {
+	return credentialsForRun(context, type, () => readCredential(context, type, itemIndex));
+}
+
+/** The credential's fields for this node run, read (and decrypted) once per run. */
+export async function credentialData(context: IExecuteFunctions, type: LittlePayCredential, itemIndex: number): Promise<IDataObject> {
+	return (await credentialFor(context, type, itemIndex)).decrypted.data ?? {};
 }
 
 /** Sends one request and returns the status code with the envelope's data, never retrying. */
 export async function sendOnce(context: IExecuteFunctions, request: LittlePayRequest): Promise<LittlePayResponse | LostAnswer> {
-	const credential = await credentialFor(context, request);
+	const credential = await credentialFor(context, request.credential, request.itemIndex);
 	const baseUrl = request.disbursement ? credential.disbursementBaseUrl : credential.baseUrl;
 	let response: { statusCode: number; body: unknown };
 	try {

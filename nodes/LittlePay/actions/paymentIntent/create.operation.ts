@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
-import { createOnce, expectSuccess } from '../../transport';
+import { createOnce, credentialData, expectSuccess } from '../../transport';
 import { keyForItem, showFor } from '../common';
 
 /** Intent fields, shared by Payment Intent: Create and Mobile Money: Collect. */
@@ -94,7 +94,7 @@ export async function createIntent(context: IExecuteFunctions, itemIndex: number
 		body.metadata = { authenticationRedirectUrl: validateUrl(node, itemIndex, extra.authenticationRedirectUrl as string, 'Authentication Redirect URL') };
 	}
 
-	const credentials = await context.getCredentials('littlePayBasicApi', itemIndex);
+	const credentials = await credentialData(context, 'littlePayBasicApi', itemIndex);
 	const { response, recovered } = await createOnce(
 		context,
 		{ credential: 'littlePayBasicApi', method: 'POST', path: `/api/payments/${encodeURIComponent(String(credentials.tokenId))}/pay`, body, itemIndex },

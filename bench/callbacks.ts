@@ -59,9 +59,13 @@ function post(url: string, body: string, headers: Record<string, string>): Promi
 type Payload = ReturnType<typeof signedCallback>;
 
 async function round(url: string, payloads: Payload[]): Promise<number[]> {
-	const outcomes = await mapConcurrent(payloads, SENDERS, (p) => post(url, p.body, p.headers));
+	return acknowledgedTimes(url, await mapConcurrent(payloads, SENDERS, (p) => post(url, p.body, p.headers)));
+}
+
+/** The times of a round, which counts only when every request was acknowledged with 200. */
+function acknowledgedTimes(url: string, outcomes: Array<{ status: number; ms: number }>): number[] {
 	const bad = outcomes.filter((o) => o.status !== 200).length;
-	if (bad > 0) throw new Error(`${bad} of ${payloads.length} requests to ${url} were not acknowledged with 200`);
+	if (bad > 0) throw new Error(`${bad} of ${outcomes.length} requests to ${url} were not acknowledged with 200`);
 	return outcomes.map((o) => o.ms);
 }
 
@@ -78,10 +82,7 @@ async function pacedRound(url: string, payloads: Payload[]): Promise<number[]> {
 		if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 		pending.push(post(url, payloads[i].body, payloads[i].headers));
 	}
-	const outcomes = await Promise.all(pending);
-	const bad = outcomes.filter((o) => o.status !== 200).length;
-	if (bad > 0) throw new Error(`${bad} of ${payloads.length} paced requests to ${url} were not acknowledged with 200`);
-	return outcomes.map((o) => o.ms);
+	return acknowledgedTimes(url, await Promise.all(pending));
 }
 
 /** A workflow of `start` followed by the same No Operation node every side has. */
@@ -155,9 +156,9 @@ async function measure(env: Record<string, string>, sides: Side[], rounds: numbe
 			for (const side of order) times.get(side)!.push(...(await round(urls.get(side)!, payloads)));
 		}
 		if (paced) {
+			const pacedSides = sides.filter((side) => paced.has(side));
 			for (let r = 0; r < PACED_ROUNDS; r++) {
 				const payloads = Array.from({ length: PACED_REQUESTS }, (_, i) => signedCallback(i));
-				const pacedSides = sides.filter((side) => paced.has(side));
 				const order = r % 2 === 0 ? pacedSides : [...pacedSides].reverse();
 				for (const side of order) paced.get(side)!.push(...(await pacedRound(urls.get(side)!, payloads)));
 			}

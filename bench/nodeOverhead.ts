@@ -250,6 +250,13 @@ async function startRealN8n(sandbox: Gateway): Promise<RealN8n> {
 	}
 }
 
+const AXIOS = 'axios, keep-alive, 1 at a time';
+const AXIOS_NEW_CONNECTIONS = 'axios, new connection per request, 1 at a time';
+const BARE = 'bare n8n node (parameter + n8n request helper), 1 at a time';
+const NODE = 'Little Pay node, Concurrency 1';
+const AXIOS_10 = 'axios, keep-alive, 10 at a time';
+const NODE_10 = 'Little Pay node, Concurrency 10';
+
 /** Runs bench 1 and prints its RESULT lines. */
 export async function benchNodeOverhead(): Promise<void> {
 	const sandbox = await startGatewayProcess();
@@ -258,12 +265,12 @@ export async function benchNodeOverhead(): Promise<void> {
 
 		// a) node in n8n-core's engine vs axios, same process, sandbox in its own.
 		const sides: Record<string, (k: string[]) => Promise<number>> = {
-			'axios, keep-alive, 1 at a time': (k) => axiosLoop(sandbox, k),
-			'axios, new connection per request, 1 at a time': (k) => axiosLoop(sandbox, k, 1, true),
-			'bare n8n node (parameter + n8n request helper), 1 at a time': (k) => engineRun(sandbox, k, 'bare'),
-			'Little Pay node, Concurrency 1': (k) => engineRun(sandbox, k, 'littlePay', 1),
-			'axios, keep-alive, 10 at a time': (k) => axiosLoop(sandbox, k, 10),
-			'Little Pay node, Concurrency 10': (k) => engineRun(sandbox, k, 'littlePay', 10),
+			[AXIOS]: (k) => axiosLoop(sandbox, k),
+			[AXIOS_NEW_CONNECTIONS]: (k) => axiosLoop(sandbox, k, 1, true),
+			[BARE]: (k) => engineRun(sandbox, k, 'bare'),
+			[NODE]: (k) => engineRun(sandbox, k, 'littlePay', 1),
+			[AXIOS_10]: (k) => axiosLoop(sandbox, k, 10),
+			[NODE_10]: (k) => engineRun(sandbox, k, 'littlePay', 10),
 		};
 		const names = Object.keys(sides);
 		for (const name of names) await sides[name](keys.slice(0, 100));
@@ -274,16 +281,16 @@ export async function benchNodeOverhead(): Promise<void> {
 		note(`nodeOverhead: ${LOOKUPS} lookups x ${ROUNDS} rounds, sandbox in its own process, sides alternating order`);
 		const total = (name: string) => sum(ms.get(name)!);
 		for (const name of names) {
-			note(`nodeOverhead: ${name}: ${ms.get(name)!.map((v) => v.toFixed(0)).join('/')} ms, ${(total(name) / ROUNDS / LOOKUPS).toFixed(3)} ms per lookup, ${(total(name) / total(names[0])).toFixed(3)}x axios`);
+			note(`nodeOverhead: ${name}: ${ms.get(name)!.map((v) => v.toFixed(0)).join('/')} ms, ${(total(name) / ROUNDS / LOOKUPS).toFixed(3)} ms per lookup, ${(total(name) / total(AXIOS)).toFixed(3)}x axios`);
 		}
-		const vsAxios = total('Little Pay node, Concurrency 1') / total(names[0]);
+		const vsAxios = total(NODE) / total(AXIOS);
 		result('nodeOverhead.ratio_vs_axios', vsAxios, '<=1.15', vsAxios <= 1.15);
 		// Where the gap comes from: what any node pays in n8n, and what is the Little Pay node's own.
-		const floor = total('bare n8n node (parameter + n8n request helper), 1 at a time') / total(names[0]);
-		note(`nodeOverhead: n8n's floor (bare node vs axios): ${floor.toFixed(3)}x; of it, a new connection per request: ${(total(names[1]) / total(names[0])).toFixed(3)}x`);
-		const own = total('Little Pay node, Concurrency 1') / total('bare n8n node (parameter + n8n request helper), 1 at a time');
+		const floor = total(BARE) / total(AXIOS);
+		note(`nodeOverhead: n8n's floor (bare node vs axios): ${floor.toFixed(3)}x; of it, a new connection per request: ${(total(AXIOS_NEW_CONNECTIONS) / total(AXIOS)).toFixed(3)}x`);
+		const own = total(NODE) / total(BARE);
 		result('nodeOverhead.ratio_vs_bare_n8n_node', own, '<=1.15', own <= 1.15);
-		note(`nodeOverhead: 10 at a time: Little Pay node ${(total('Little Pay node, Concurrency 10') / total('axios, keep-alive, 10 at a time')).toFixed(3)}x axios (both CPU-bound on loopback)`);
+		note(`nodeOverhead: 10 at a time: Little Pay node ${(total(NODE_10) / total(AXIOS_10)).toFixed(3)}x axios (both CPU-bound on loopback)`);
 
 		// For scale: the same comparison when each lookup takes 20 ms at the gateway, as over a network.
 		await axios.post(`${sandbox.baseUrl}/sandbox/faults`, { rules: [{ method: 'GET', pathPrefix: '/api/payments-v2/', latencyMs: 20 }] });

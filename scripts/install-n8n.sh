@@ -30,8 +30,12 @@ else
   fi
 fi
 
+sqlite3_built() {
+  [ -n "$(find "$N8N_DIR/node_modules/sqlite3" -name node_sqlite3.node -print -quit 2>/dev/null)" ]
+}
+
 # An install marked complete without sqlite3's binding (made by an earlier version of this script) is redone.
-if [ -f "$N8N_DIR/.complete" ] && [ -z "$(find "$N8N_DIR/node_modules/sqlite3" -name node_sqlite3.node -print -quit 2>/dev/null)" ]; then
+if [ -f "$N8N_DIR/.complete" ] && ! sqlite3_built; then
   rm "$N8N_DIR/.complete"
 fi
 if [ ! -f "$N8N_DIR/.complete" ]; then
@@ -42,7 +46,7 @@ if [ ! -f "$N8N_DIR/.complete" ]; then
   # --ignore-scripts=false: run from `npm test`, npm hands this project's ignore-scripts=true down to child
   # npm commands through npm_config_ignore_scripts, and the rebuild would then "succeed" without building.
   (cd "$N8N_DIR" && PATH="$(dirname "$NODE_BIN"):$PATH" npm_config_nodedir="$NODE_DIR" npm rebuild sqlite3 --ignore-scripts=false >&2)
-  if [ -z "$(find "$N8N_DIR/node_modules/sqlite3" -name node_sqlite3.node -print -quit)" ]; then
+  if ! sqlite3_built; then
     echo "sqlite3 was not built in $N8N_DIR; n8n cannot start without it" >&2
     exit 1
   fi

@@ -35,21 +35,33 @@ function signedCallback(i: number): { body: string; headers: Record<string, stri
 		date: new Date().toISOString(),
 	});
 	const timestamp = String(Math.floor(Date.now() / 1000));
-	const signature = sign('sha256', Buffer.from(`${timestamp}.${body}`), keys.privateKey).toString('base64');
+	const signature = sign('sha256', Buffer.from(`${timestamp}.${body}`), keys.privateKey).toString(
+		'base64',
+	);
 	return {
 		body,
-		headers: { 'content-type': 'application/json', 'x-littlepay-timestamp': timestamp, 'x-littlepay-signature': signature },
+		headers: {
+			'content-type': 'application/json',
+			'x-littlepay-timestamp': timestamp,
+			'x-littlepay-signature': signature,
+		},
 	};
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: SENDERS });
 
-function post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; ms: number }> {
+function post(
+	url: string,
+	body: string,
+	headers: Record<string, string>,
+): Promise<{ status: number; ms: number }> {
 	const started = performance.now();
 	return new Promise((resolve, reject) => {
 		const req = request(url, { method: 'POST', headers, agent }, (res) => {
 			res.resume();
-			res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+			res.on('end', () =>
+				resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }),
+			);
 		});
 		req.on('error', reject);
 		req.end(body);
@@ -59,13 +71,19 @@ function post(url: string, body: string, headers: Record<string, string>): Promi
 type Payload = ReturnType<typeof signedCallback>;
 
 async function round(url: string, payloads: Payload[]): Promise<number[]> {
-	return acknowledgedTimes(url, await mapConcurrent(payloads, SENDERS, (p) => post(url, p.body, p.headers)));
+	return acknowledgedTimes(
+		url,
+		await mapConcurrent(payloads, SENDERS, (p) => post(url, p.body, p.headers)),
+	);
 }
 
 /** The times of a round, which counts only when every request was acknowledged with 200. */
 function acknowledgedTimes(url: string, outcomes: Array<{ status: number; ms: number }>): number[] {
 	const bad = outcomes.filter((o) => o.status !== 200).length;
-	if (bad > 0) throw new Error(`${bad} of ${outcomes.length} requests to ${url} were not acknowledged with 200`);
+	if (bad > 0)
+		throw new Error(
+			`${bad} of ${outcomes.length} requests to ${url} were not acknowledged with 200`,
+		);
 	return outcomes.map((o) => o.ms);
 }
 
@@ -91,9 +109,17 @@ function workflow(name: string, start: Record<string, unknown>): Record<string, 
 		name,
 		nodes: [
 			{ ...start, position: [0, 0] },
-			{ parameters: {}, name: 'Downstream', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0] },
+			{
+				parameters: {},
+				name: 'Downstream',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [220, 0],
+			},
 		],
-		connections: { [String(start.name)]: { main: [[{ node: 'Downstream', type: 'main', index: 0 }]] } },
+		connections: {
+			[String(start.name)]: { main: [[{ node: 'Downstream', type: 'main', index: 0 }]] },
+		},
 	};
 }
 
@@ -133,7 +159,12 @@ function startNode(side: Side, hook: string): Record<string, unknown> {
  * warm-up, then `rounds` rounds in which every side gets the same list of signed callbacks (new references,
  * so the trigger takes every one as new), byte for byte, the order of the sides flipping every round.
  */
-async function measure(env: Record<string, string>, sides: Side[], rounds: number, paced?: Map<Side, number[]>): Promise<Map<Side, number[]>> {
+async function measure(
+	env: Record<string, string>,
+	sides: Side[],
+	rounds: number,
+	paced?: Map<Side, number[]>,
+): Promise<Map<Side, number[]>> {
 	const n8n = await startN8n({ env: { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none', ...env } });
 	try {
 		const api = new N8nApi(n8n.url);
@@ -160,7 +191,8 @@ async function measure(env: Record<string, string>, sides: Side[], rounds: numbe
 			for (let r = 0; r < PACED_ROUNDS; r++) {
 				const payloads = Array.from({ length: PACED_REQUESTS }, (_, i) => signedCallback(i));
 				const order = r % 2 === 0 ? pacedSides : [...pacedSides].reverse();
-				for (const side of order) paced.get(side)!.push(...(await pacedRound(urls.get(side)!, payloads)));
+				for (const side of order)
+					paced.get(side)!.push(...(await pacedRound(urls.get(side)!, payloads)));
 			}
 		}
 		return times;
@@ -214,7 +246,11 @@ export async function benchCallbacks(): Promise<void> {
 		report(' (n8n defaults)', times);
 		report(` (n8n defaults, paced ${PACED_RATE}/s, information)`, paced);
 		// Diagnostic: isolates taken only when an expression needs one, so what is left is the nodes' own work.
-		const lazy = await measure({ N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' }, ['trigger', 'trigger v1', 'plain'], LAZY_ROUNDS);
+		const lazy = await measure(
+			{ N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' },
+			['trigger', 'trigger v1', 'plain'],
+			LAZY_ROUNDS,
+		);
 		report(' (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true, diagnostic)', lazy);
 
 		const t = stats(times.get('trigger')!);

@@ -14,7 +14,9 @@ let failures = 0;
 export function result(name: string, value: number, target: string, ok: boolean, unit = ''): void {
 	if (!ok) failures++;
 	const shown = Number.isInteger(value) ? String(value) : value.toFixed(3);
-	process.stdout.write(`RESULT ${name} value=${shown}${unit} target=${target} ${ok ? 'ok' : 'FAIL'}\n`);
+	process.stdout.write(
+		`RESULT ${name} value=${shown}${unit} target=${target} ${ok ? 'ok' : 'FAIL'}\n`,
+	);
 }
 
 /** How many RESULT lines said FAIL so far. */
@@ -23,7 +25,11 @@ export function failureCount(): number {
 }
 
 /** Runs `task` over `inputs` with at most `concurrency` in flight; returns results in input order. */
-export async function mapConcurrent<T, R>(inputs: T[], concurrency: number, task: (input: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapConcurrent<T, R>(
+	inputs: T[],
+	concurrency: number,
+	task: (input: T, index: number) => Promise<R>,
+): Promise<R[]> {
 	const out = new Array<R>(inputs.length);
 	let next = 0;
 	const workers = Array.from({ length: Math.min(concurrency, inputs.length) }, async () => {

@@ -26,23 +26,44 @@ export async function benchPayouts(): Promise<void> {
 	try {
 		const m = sandbox.merchant;
 		const credentials = { littlePayApiKeyApi: { apiKey: m.apiKey, baseUrl: m.baseUrl } };
-		await axios.post(`${sandbox.baseUrl}/sandbox/faults`, { rules: [{ pathPrefix: '/api/', latencyMs: LATENCY_MS }] });
+		await axios.post(`${sandbox.baseUrl}/sandbox/faults`, {
+			rules: [{ pathPrefix: '/api/', latencyMs: LATENCY_MS }],
+		});
 		// Each payout has its own number and amount, so a misplaced output is visible.
 		const items = (concurrency: number): Payout[] =>
-			Array.from({ length: PAYOUTS }, (_, i) => ({ method: 'MPESA', amount: 100 + i, to: `2547${String(10000000 + i * 7919).slice(-8)}`, concurrency }));
+			Array.from({ length: PAYOUTS }, (_, i) => ({
+				method: 'MPESA',
+				amount: 100 + i,
+				to: `2547${String(10000000 + i * 7919).slice(-8)}`,
+				concurrency,
+			}));
 
 		let badOrder = 0;
 		let badPairing = 0;
 		const runOnce = async (concurrency: number): Promise<number> => {
 			const input = items(concurrency);
 			const started = performance.now();
-			const run = await runWorkflow(loadFixture('disbursement-create.json', { ITEMS: JSON.stringify(input), ON_ERROR: 'stopWorkflow' }), { credentials });
+			const run = await runWorkflow(
+				loadFixture('disbursement-create.json', {
+					ITEMS: JSON.stringify(input),
+					ON_ERROR: 'stopWorkflow',
+				}),
+				{ credentials },
+			);
 			const ms = performance.now() - started;
 			if (run.error) throw run.error;
 			const out = run.output('Little Pay');
-			if (out.length !== input.length) throw new Error(`concurrency ${concurrency}: ${out.length} outputs for ${input.length} payouts`);
+			if (out.length !== input.length)
+				throw new Error(
+					`concurrency ${concurrency}: ${out.length} outputs for ${input.length} payouts`,
+				);
 			out.forEach((o, i) => {
-				if (o.json.to !== input[i].to || o.json.amount !== input[i].amount || o.json.status !== 'success') badOrder++;
+				if (
+					o.json.to !== input[i].to ||
+					o.json.amount !== input[i].amount ||
+					o.json.status !== 'success'
+				)
+					badOrder++;
 				const paired = o.pairedItem as { item?: number } | undefined;
 				if (paired?.item !== i) badPairing++;
 			});
@@ -53,14 +74,22 @@ export async function benchPayouts(): Promise<void> {
 		const c1 = await runOnce(1);
 		const c10b = await runOnce(10);
 		const c10 = (c10a + c10b) / 2;
-		note(`payouts: ${PAYOUTS} payouts, ${LATENCY_MS} ms latency; concurrency 10: ${(c10a / 1000).toFixed(1)} s and ${(c10b / 1000).toFixed(1)} s, concurrency 1: ${(c1 / 1000).toFixed(1)} s`);
-		const ledger = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.disbursements as unknown[];
+		note(
+			`payouts: ${PAYOUTS} payouts, ${LATENCY_MS} ms latency; concurrency 10: ${(c10a / 1000).toFixed(1)} s and ${(c10b / 1000).toFixed(1)} s, concurrency 1: ${(c1 / 1000).toFixed(1)} s`,
+		);
+		const ledger = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data
+			.disbursements as unknown[];
 		note(`payouts: the sandbox ledger holds ${ledger.length} payouts for ${3 * PAYOUTS} sent`);
 		const speedup = c1 / c10;
 		result('payouts.speedup_c10_vs_c1', speedup, '>=8', speedup >= 8, 'x');
 		result('payouts.outputs_out_of_order', badOrder, '0', badOrder === 0);
 		result('payouts.pairedItem_wrong', badPairing, '0', badPairing === 0);
-		result('payouts.ledger_count_matches', ledger.length === 3 * PAYOUTS ? 1 : 0, '1', ledger.length === 3 * PAYOUTS);
+		result(
+			'payouts.ledger_count_matches',
+			ledger.length === 3 * PAYOUTS ? 1 : 0,
+			'1',
+			ledger.length === 3 * PAYOUTS,
+		);
 	} finally {
 		await sandbox.close();
 	}

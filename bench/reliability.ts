@@ -7,8 +7,21 @@ import fc from 'fast-check';
 import { NodeOperationError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
 
-import { cardBrand, maskCardNumber, passesLuhn, validateCard } from '../nodes/LittlePay/helpers/card';
-import { deterministicKey, invalidInput, normalizeMobileNumber, requireText, validateAmount, validateKey, validateUrl } from '../nodes/LittlePay/helpers/validation';
+import {
+	cardBrand,
+	maskCardNumber,
+	passesLuhn,
+	validateCard,
+} from '../nodes/LittlePay/helpers/card';
+import {
+	deterministicKey,
+	invalidInput,
+	normalizeMobileNumber,
+	requireText,
+	validateAmount,
+	validateKey,
+	validateUrl,
+} from '../nodes/LittlePay/helpers/validation';
 import type { MobileNetwork } from '../nodes/LittlePay/helpers/validation';
 import { startSandbox } from '../sandbox';
 import type { SandboxHandle } from '../sandbox';
@@ -44,7 +57,12 @@ class Gateway {
 	get credentials() {
 		const m = this.sandbox.merchant;
 		return {
-			littlePayBasicApi: { clientId: m.clientId, clientSecret: m.clientSecret, tokenId: m.tokenId, baseUrl: m.baseUrl },
+			littlePayBasicApi: {
+				clientId: m.clientId,
+				clientSecret: m.clientSecret,
+				tokenId: m.tokenId,
+				baseUrl: m.baseUrl,
+			},
 			littlePayApiKeyApi: { apiKey: m.apiKey, baseUrl: m.baseUrl },
 		};
 	}
@@ -54,7 +72,8 @@ class Gateway {
 	}
 
 	async requests(since = 0): Promise<LoggedRequest[]> {
-		return (await axios.get(`${this.base}/sandbox/requests`, { params: { since } })).data.data.requests as LoggedRequest[];
+		return (await axios.get(`${this.base}/sandbox/requests`, { params: { since } })).data.data
+			.requests as LoggedRequest[];
 	}
 
 	async lastSeq(): Promise<number> {
@@ -69,7 +88,13 @@ class Gateway {
 		const m = this.sandbox.merchant;
 		const res = await axios.post(
 			`${this.base}/api/payments/${m.tokenId}/pay`,
-			{ amount: 1500, description: 'Card', callbackUrl: 'http://127.0.0.1:9/unused', key: `card${Math.random().toString(36).slice(2, 12)}`, payload: { billingAddress: { email: 'card@example.com' } } },
+			{
+				amount: 1500,
+				description: 'Card',
+				callbackUrl: 'http://127.0.0.1:9/unused',
+				key: `card${Math.random().toString(36).slice(2, 12)}`,
+				payload: { billingAddress: { email: 'card@example.com' } },
+			},
 			{ auth: { username: m.clientId, password: m.clientSecret } },
 		);
 		return res.data.data.reference as string;
@@ -78,30 +103,56 @@ class Gateway {
 
 /** Sets Continue On Fail (regular output) on every Little Pay node of a workflow. */
 function continueOnFail(workflow: WorkflowJson): WorkflowJson {
-	for (const node of workflow.nodes) if (node.type === 'n8n-nodes-littlepay.littlePay') node.onError = 'continueRegularOutput';
+	for (const node of workflow.nodes)
+		if (node.type === 'n8n-nodes-littlepay.littlePay') node.onError = 'continueRegularOutput';
 	return workflow;
 }
 
 /** Keeps the Items node and the named node of a fixture, wired together. */
 function singleNode(workflow: WorkflowJson, name: string): WorkflowJson {
-	return { ...workflow, nodes: workflow.nodes.filter((n) => n.name === 'Items' || n.name === name), connections: { Items: { main: [[{ node: name, type: 'main' as never, index: 0 }]] } } };
+	return {
+		...workflow,
+		nodes: workflow.nodes.filter((n) => n.name === 'Items' || n.name === name),
+		connections: { Items: { main: [[{ node: name, type: 'main' as never, index: 0 }]] } },
+	};
 }
 
 /** An error item is clear when it names its item and says what to do next. */
 function clearError(json: Json, itemIndex: number): boolean {
-	return typeof json.error === 'string' && json.error.includes(`Item ${itemIndex}`) && typeof json.description === 'string' && json.description.trim() !== '';
+	return (
+		typeof json.error === 'string' &&
+		json.error.includes(`Item ${itemIndex}`) &&
+		typeof json.description === 'string' &&
+		json.description.trim() !== ''
+	);
 }
 
 /** A gateway error (NodeApiError) on an item carries Little Pay's message and a hint instead of the item number. */
 function clearGatewayError(json: Json): boolean {
-	return typeof json.error === 'string' && json.error.startsWith('Little Pay:') && typeof json.description === 'string' && json.description.trim() !== '';
+	return (
+		typeof json.error === 'string' &&
+		json.error.startsWith('Little Pay:') &&
+		typeof json.description === 'string' &&
+		json.description.trim() !== ''
+	);
 }
 
 async function faultyDisbursements(gw: Gateway): Promise<void> {
-	const input = Array.from({ length: RUNS }, (_, i) => ({ method: 'MPESA', amount: 100 + i, to: `2547${String(20000000 + i * 7919).slice(-8)}`, concurrency: 10 }));
+	const input = Array.from({ length: RUNS }, (_, i) => ({
+		method: 'MPESA',
+		amount: 100 + i,
+		to: `2547${String(20000000 + i * 7919).slice(-8)}`,
+		concurrency: 10,
+	}));
 	const since = await gw.lastSeq();
 	await gw.faults(FAULTS);
-	const run = await runWorkflow(loadFixture('disbursement-create.json', { ITEMS: JSON.stringify(input), ON_ERROR: 'continueRegularOutput' }), { credentials: gw.credentials });
+	const run = await runWorkflow(
+		loadFixture('disbursement-create.json', {
+			ITEMS: JSON.stringify(input),
+			ON_ERROR: 'continueRegularOutput',
+		}),
+		{ credentials: gw.credentials },
+	);
 	await gw.faults([]);
 	const out = run.output('Little Pay');
 	// Only this run's payouts: earlier checks in the same sandbox pay other numbers.
@@ -119,11 +170,13 @@ async function faultyDisbursements(gw: Gateway): Promise<void> {
 	input.forEach((item, i) => {
 		const o = out[i];
 		const inLedger = byTo.get(item.to) ?? [];
-		if (!o || (o.pairedItem as { item?: number } | undefined)?.item !== i) return void lost.push(`item ${i}: no output paired with it`);
+		if (!o || (o.pairedItem as { item?: number } | undefined)?.item !== i)
+			return void lost.push(`item ${i}: no output paired with it`);
 		const json = o.json as Json;
 		if (typeof json.id === 'string') {
 			const entry = inLedger.find((d) => d.id === json.id);
-			if (!entry || entry.amount !== item.amount || json.key !== entry.key) lost.push(`item ${i}: output ${json.id} is not this payout in the ledger`);
+			if (!entry || entry.amount !== item.amount || json.key !== entry.key)
+				lost.push(`item ${i}: output ${json.id} is not this payout in the ledger`);
 			else if (json.recovered) recovered++;
 			else paid++;
 			return;
@@ -132,8 +185,14 @@ async function faultyDisbursements(gw: Gateway): Promise<void> {
 			// Money moved but the item failed: only acceptable if the error says the outcome is unknown and what to check.
 			if (clearError(json, i) && /unknown/i.test(String(json.error))) unknownOutcome++;
 			else {
-				const trail = log.filter((r) => r.path === '/api/disbursements' ? (r.body as Json | undefined)?.key === inLedger[0].key : r.path === `/api/disbursements/${String(inLedger[0].key)}`);
-				lost.push(`item ${i}: paid at the gateway (${trail.map((r) => `${r.method} ${r.path} ${r.status}${r.fault ? ` ${r.fault}` : ''}`).join('; ')}) but the item says ${JSON.stringify(json)}`);
+				const trail = log.filter((r) =>
+					r.path === '/api/disbursements'
+						? (r.body as Json | undefined)?.key === inLedger[0].key
+						: r.path === `/api/disbursements/${String(inLedger[0].key)}`,
+				);
+				lost.push(
+					`item ${i}: paid at the gateway (${trail.map((r) => `${r.method} ${r.path} ${r.status}${r.fault ? ` ${r.fault}` : ''}`).join('; ')}) but the item says ${JSON.stringify(json)}`,
+				);
 			}
 			return;
 		}
@@ -144,7 +203,9 @@ async function faultyDisbursements(gw: Gateway): Promise<void> {
 	note(
 		`reliability: disbursements: ${RUNS} items, ${posts.length} POSTs at the gateway (${posts.filter((r) => r.fault?.includes('after')).length} cut after commit, ${posts.filter((r) => r.status === 503).length} answered 503), ${log.length} requests in all; ledger ${ledger.length}`,
 	);
-	note(`reliability: disbursements: ${paid} paid, ${recovered} recovered after a lost answer, ${refused} failed with nothing paid (clear error), ${unknownOutcome} unknown outcome with what to check`);
+	note(
+		`reliability: disbursements: ${paid} paid, ${recovered} recovered after a lost answer, ${refused} failed with nothing paid (clear error), ${unknownOutcome} unknown outcome with what to check`,
+	);
 	for (const line of lost.slice(0, 5)) note(`reliability: disbursements: ${line}`);
 	result('reliability.disbursements.duplicates_at_gateway', duplicates, '0', duplicates === 0);
 	result('reliability.disbursements.items_lost', lost.length, '0', lost.length === 0);
@@ -153,16 +214,31 @@ async function faultyDisbursements(gw: Gateway): Promise<void> {
 }
 
 async function faultyIntents(gw: Gateway): Promise<void> {
-	const input = Array.from({ length: RUNS }, (_, i) => ({ amount: 100 + i, description: `Reliability ${i}`, callbackUrl: 'http://127.0.0.1:9/unused', key: '', email: 'payer@example.com' }));
+	const input = Array.from({ length: RUNS }, (_, i) => ({
+		amount: 100 + i,
+		description: `Reliability ${i}`,
+		callbackUrl: 'http://127.0.0.1:9/unused',
+		key: '',
+		email: 'payer@example.com',
+	}));
 	const since = await gw.lastSeq();
 	await gw.faults(FAULTS);
-	const run = await runWorkflow(continueOnFail(loadFixture('payment-intent-create.json', { ITEMS: JSON.stringify(input) })), { credentials: gw.credentials });
+	const run = await runWorkflow(
+		continueOnFail(loadFixture('payment-intent-create.json', { ITEMS: JSON.stringify(input) })),
+		{ credentials: gw.credentials },
+	);
 	await gw.faults([]);
 	const out = run.output('Little Pay');
-	const ledger = (await gw.ledger()).intents.filter((i) => String(i.description).startsWith('Reliability '));
+	const ledger = (await gw.ledger()).intents.filter((i) =>
+		String(i.description).startsWith('Reliability '),
+	);
 	const log = await gw.requests(since);
 	const byDescription = new Map<string, Json[]>();
-	for (const d of ledger) byDescription.set(String(d.description), [...(byDescription.get(String(d.description)) ?? []), d]);
+	for (const d of ledger)
+		byDescription.set(String(d.description), [
+			...(byDescription.get(String(d.description)) ?? []),
+			d,
+		]);
 	const duplicates = [...byDescription.values()].filter((list) => list.length > 1).length;
 	let created = 0;
 	let recovered = 0;
@@ -172,11 +248,13 @@ async function faultyIntents(gw: Gateway): Promise<void> {
 	input.forEach((item, i) => {
 		const o = out[i];
 		const inLedger = byDescription.get(item.description) ?? [];
-		if (!o || (o.pairedItem as { item?: number } | undefined)?.item !== i) return void lost.push(`item ${i}: no output paired with it`);
+		if (!o || (o.pairedItem as { item?: number } | undefined)?.item !== i)
+			return void lost.push(`item ${i}: no output paired with it`);
 		const json = o.json as Json;
 		if (typeof json.reference === 'string') {
 			const entry = inLedger.find((d) => d.reference === json.reference);
-			if (!entry || entry.key !== json.key) lost.push(`item ${i}: output ${json.reference} is not this intent in the ledger`);
+			if (!entry || entry.key !== json.key)
+				lost.push(`item ${i}: output ${json.reference} is not this intent in the ledger`);
 			else if (json.recovered) recovered++;
 			else created++;
 			return;
@@ -184,8 +262,15 @@ async function faultyIntents(gw: Gateway): Promise<void> {
 		if (inLedger.length > 0) {
 			if (clearError(json, i) && /unknown/i.test(String(json.error))) unknownOutcome++;
 			else {
-				const trail = log.filter((r) => (r.path.startsWith('/api/payments/') && (r.body as Json | undefined)?.key === inLedger[0].key) || r.path === `/api/payments-v2/${String(inLedger[0].key)}`);
-				lost.push(`item ${i}: created at the gateway (${trail.map((r) => `${r.method} ${r.path} ${r.status}${r.fault ? ` ${r.fault}` : ''}`).join('; ')}) but the item says ${JSON.stringify(json)}`);
+				const trail = log.filter(
+					(r) =>
+						(r.path.startsWith('/api/payments/') &&
+							(r.body as Json | undefined)?.key === inLedger[0].key) ||
+						r.path === `/api/payments-v2/${String(inLedger[0].key)}`,
+				);
+				lost.push(
+					`item ${i}: created at the gateway (${trail.map((r) => `${r.method} ${r.path} ${r.status}${r.fault ? ` ${r.fault}` : ''}`).join('; ')}) but the item says ${JSON.stringify(json)}`,
+				);
 			}
 			return;
 		}
@@ -196,7 +281,9 @@ async function faultyIntents(gw: Gateway): Promise<void> {
 	note(
 		`reliability: intents: ${RUNS} items, ${posts.length} creates at the gateway (${posts.filter((r) => r.fault?.includes('after')).length} cut after commit, ${posts.filter((r) => r.status === 503).length} answered 503), ${log.length} requests in all; ledger ${ledger.length}`,
 	);
-	note(`reliability: intents: ${created} created, ${recovered} recovered after a lost answer, ${refused} failed with nothing created (clear error), ${unknownOutcome} unknown outcome with what to check`);
+	note(
+		`reliability: intents: ${created} created, ${recovered} recovered after a lost answer, ${refused} failed with nothing created (clear error), ${unknownOutcome} unknown outcome with what to check`,
+	);
 	for (const line of lost.slice(0, 5)) note(`reliability: intents: ${line}`);
 	result('reliability.intents.duplicates_at_gateway', duplicates, '0', duplicates === 0);
 	result('reliability.intents.items_lost', lost.length, '0', lost.length === 0);
@@ -204,16 +291,31 @@ async function faultyIntents(gw: Gateway): Promise<void> {
 	result('reliability.intents.ledger_minus_reported', wrong, '0', wrong === 0);
 }
 
-const NODE = { id: 'fuzz', name: 'Little Pay', type: 'n8n-nodes-littlepay.littlePay', typeVersion: 1, position: [0, 0], parameters: {} } as INode;
+const NODE = {
+	id: 'fuzz',
+	name: 'Little Pay',
+	type: 'n8n-nodes-littlepay.littlePay',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+} as INode;
 
 /** Runs `check` on FUZZ_CASES values; a case fails when it throws anything but a clear NodeOperationError. */
-function fuzz<T>(name: string, arbitrary: fc.Arbitrary<T>, call: (value: T, itemIndex: number) => unknown, fields: string[], verify: (value: T, returned: unknown) => boolean = () => true, errorOk: (value: T, error: NodeOperationError) => boolean = () => true): void {
+function fuzz<T>(
+	name: string,
+	arbitrary: fc.Arbitrary<T>,
+	call: (value: T, itemIndex: number) => unknown,
+	fields: string[],
+	verify: (value: T, returned: unknown) => boolean = () => true,
+	errorOk: (value: T, error: NodeOperationError) => boolean = () => true,
+): void {
 	const failures: string[] = [];
 	fc.assert(
 		fc.property(arbitrary, fc.nat(999), (value, itemIndex) => {
 			try {
 				const returned = call(value, itemIndex);
-				if (!verify(value, returned)) failures.push(`returned ${JSON.stringify(returned)} for ${JSON.stringify(value)}`);
+				if (!verify(value, returned))
+					failures.push(`returned ${JSON.stringify(returned)} for ${JSON.stringify(value)}`);
 			} catch (error) {
 				const clear =
 					error instanceof NodeOperationError &&
@@ -221,27 +323,71 @@ function fuzz<T>(name: string, arbitrary: fc.Arbitrary<T>, call: (value: T, item
 					typeof error.description === 'string' &&
 					error.description !== '' &&
 					errorOk(value, error);
-				if (!clear) failures.push(`${error instanceof Error ? `${error.name}: ${error.message}` : String(error)} for ${JSON.stringify(value)}`);
+				if (!clear)
+					failures.push(
+						`${error instanceof Error ? `${error.name}: ${error.message}` : String(error)} for ${JSON.stringify(value)}`,
+					);
 			}
 		}),
 		{ numRuns: FUZZ_CASES, seed: 20261122 },
 	);
-	if (failures.length > 0) note(`reliability: fuzz ${name}: ${failures.length} bad cases, e.g. ${failures.slice(0, 2).join(' | ')}`);
+	if (failures.length > 0)
+		note(
+			`reliability: fuzz ${name}: ${failures.length} bad cases, e.g. ${failures.slice(0, 2).join(' | ')}`,
+		);
 	result(`reliability.fuzz.${name}_bad_cases`, failures.length, '0', failures.length === 0);
 }
 
 function fuzzValidators(): void {
-	const anyValue = fc.oneof(fc.jsonValue(), fc.constant(undefined), fc.double(), fc.string(), fc.constantFrom('1e3', ' 12 ', '0x10', 'Infinity', '-0', 'NaN', '', '  '));
-	const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.stringMatching(/^[A-Za-z0-9]{0,70}$/));
-	const phone = fc.oneof(fc.stringMatching(/^[+]?[0-9 ().-]{0,20}$/), fc.string(), fc.constantFrom('+254 712 345 678', '0712345678', '254712345678', '+256712345678'));
+	const anyValue = fc.oneof(
+		fc.jsonValue(),
+		fc.constant(undefined),
+		fc.double(),
+		fc.string(),
+		fc.constantFrom('1e3', ' 12 ', '0x10', 'Infinity', '-0', 'NaN', '', '  '),
+	);
+	const anyText = fc.oneof(
+		fc.string(),
+		fc.string({ unit: 'binary' }),
+		fc.stringMatching(/^[A-Za-z0-9]{0,70}$/),
+	);
+	const phone = fc.oneof(
+		fc.stringMatching(/^[+]?[0-9 ().-]{0,20}$/),
+		fc.string(),
+		fc.constantFrom('+254 712 345 678', '0712345678', '254712345678', '+256712345678'),
+	);
 	const networks: MobileNetwork[] = ['MPESA', 'AIRTEL', 'MTN', 'TIGOPESA'];
 	const country = fc.oneof(fc.constantFrom('KE', 'TZ', 'UG', 'GH', 'RW'), fc.string());
 	const digitsOnly = (s: unknown) => typeof s === 'string' && /^\d{12}$/.test(s);
 
-	fuzz('validateAmount', anyValue, (v, i) => validateAmount(NODE, i, v), ['Amount'], (_, r) => typeof r === 'number' && Number.isFinite(r) && r > 0);
-	fuzz('validateKey', anyText, (v, i) => validateKey(NODE, i, v), ['Key'], (v, r) => r === v && /^[A-Za-z0-9]{1,64}$/.test(v));
-	fuzz('validateUrl', fc.oneof(anyText, fc.webUrl()), (v, i) => validateUrl(NODE, i, v, 'Callback URL'), ['Callback URL'], (v) => /^https?:$/.test(new URL(v).protocol));
-	fuzz('requireText', anyValue, (v, i) => requireText(NODE, i, v, 'Description'), ['Description'], (_, r) => typeof r === 'string' && r !== '' && r === r.trim());
+	fuzz(
+		'validateAmount',
+		anyValue,
+		(v, i) => validateAmount(NODE, i, v),
+		['Amount'],
+		(_, r) => typeof r === 'number' && Number.isFinite(r) && r > 0,
+	);
+	fuzz(
+		'validateKey',
+		anyText,
+		(v, i) => validateKey(NODE, i, v),
+		['Key'],
+		(v, r) => r === v && /^[A-Za-z0-9]{1,64}$/.test(v),
+	);
+	fuzz(
+		'validateUrl',
+		fc.oneof(anyText, fc.webUrl()),
+		(v, i) => validateUrl(NODE, i, v, 'Callback URL'),
+		['Callback URL'],
+		(v) => /^https?:$/.test(new URL(v).protocol),
+	);
+	fuzz(
+		'requireText',
+		anyValue,
+		(v, i) => requireText(NODE, i, v, 'Description'),
+		['Description'],
+		(_, r) => typeof r === 'string' && r !== '' && r === r.trim(),
+	);
 	fuzz(
 		'normalizeMobileNumber',
 		fc.record({ raw: phone, network: fc.constantFrom(...networks), country }),
@@ -252,16 +398,37 @@ function fuzzValidators(): void {
 	// The network reaches the validator from the node's Network parameter, which an expression can set to anything.
 	fuzz(
 		'normalizeMobileNumber_any_network',
-		fc.record({ raw: phone, network: fc.oneof(fc.constantFrom(...networks), fc.constantFrom('mpesa', 'Mpesa', 'MPESA ', 'toString', '__proto__'), fc.string()), country }),
+		fc.record({
+			raw: phone,
+			network: fc.oneof(
+				fc.constantFrom(...networks),
+				fc.constantFrom('mpesa', 'Mpesa', 'MPESA ', 'toString', '__proto__'),
+				fc.string(),
+			),
+			country,
+		}),
 		(v, i) => normalizeMobileNumber(NODE, i, v.raw, v.network as MobileNetwork, v.country),
 		['Mobile Number', 'Country', 'Network'],
 		(v, r) => digitsOnly(r),
 	);
-	const cardNumber = fc.oneof(fc.stringMatching(/^[0-9 -]{0,24}$/), fc.constantFrom('4111111111111111', '4111 1111 1111 1111', '5200000000002151', '4111111111111112'), anyValue);
+	const cardNumber = fc.oneof(
+		fc.stringMatching(/^[0-9 -]{0,24}$/),
+		fc.constantFrom(
+			'4111111111111111',
+			'4111 1111 1111 1111',
+			'5200000000002151',
+			'4111111111111112',
+		),
+		anyValue,
+	);
 	const card = fc.record({
 		number: cardNumber,
 		cvv: fc.oneof(fc.stringMatching(/^\s?[0-9]{0,5}\s?$/), anyValue),
-		expiry: fc.oneof(fc.stringMatching(/^[0-9]{1,2} ?\/ ?[0-9]{1,3}$/), fc.constantFrom('01/39', '12/25', '13/30', '00/30'), anyValue),
+		expiry: fc.oneof(
+			fc.stringMatching(/^[0-9]{1,2} ?\/ ?[0-9]{1,3}$/),
+			fc.constantFrom('01/39', '12/25', '13/30', '00/30'),
+			anyValue,
+		),
 		name: fc.oneof(fc.constant('Amina Wanjiru'), anyValue),
 	});
 	fuzz(
@@ -271,19 +438,58 @@ function fuzzValidators(): void {
 		['Card Number', 'CVV', 'Expiry', 'Cardholder Name'],
 		(_, r) => {
 			const d = r as { cc_number: string; cc_cvv: string; cc_exp: string };
-			return /^\d{12,19}$/.test(d.cc_number) && passesLuhn(d.cc_number) && /^\d{3,4}$/.test(d.cc_cvv) && /^(0[1-9]|1[0-2])\/\d{2}$/.test(d.cc_exp);
+			return (
+				/^\d{12,19}$/.test(d.cc_number) &&
+				passesLuhn(d.cc_number) &&
+				/^\d{3,4}$/.test(d.cc_cvv) &&
+				/^(0[1-9]|1[0-2])\/\d{2}$/.test(d.cc_exp)
+			);
 		},
 		// Errors end up in execution logs: they must not repeat a card number.
 		(v, error) => {
 			const digits = String(v.number ?? '').replace(/\D/g, '');
-			return digits.length < 12 || !`${error.message} ${error.description ?? ''}`.replace(/\D/g, '').includes(digits);
+			return (
+				digits.length < 12 ||
+				!`${error.message} ${error.description ?? ''}`.replace(/\D/g, '').includes(digits)
+			);
 		},
 	);
-	fuzz('passesLuhn', fc.oneof(fc.stringMatching(/^[0-9]{0,25}$/), fc.string()), (v) => passesLuhn(v), [], (_, r) => typeof r === 'boolean');
-	fuzz('cardBrand', fc.string(), (v) => cardBrand(v), [], (_, r) => ['VISA', 'MASTERCARD', 'AMEX', 'CARD'].includes(String(r)));
-	fuzz('maskCardNumber', fc.stringMatching(/^[0-9]{0,19}$/), (v) => maskCardNumber(v), [], (v, r) => typeof r === 'string' && r.length === v.length && r.replace(/\*/g, '') === v.slice(-4));
-	fuzz('deterministicKey', fc.tuple(fc.string(), fc.string(), fc.nat(), fc.string()), ([e, n, i, o]) => deterministicKey(e, n, i, o), [], (_, r) => /^[0-9a-f]{12}$/.test(String(r)) && validateKey(NODE, 0, String(r)) === r);
-	fuzz('invalidInput', fc.tuple(fc.string(), fc.string(), fc.string()), ([field, problem, fix], i) => invalidInput(NODE, i, 'Field', `${field}${problem}`, fix || 'x'), ['Field'], () => false);
+	fuzz(
+		'passesLuhn',
+		fc.oneof(fc.stringMatching(/^[0-9]{0,25}$/), fc.string()),
+		(v) => passesLuhn(v),
+		[],
+		(_, r) => typeof r === 'boolean',
+	);
+	fuzz(
+		'cardBrand',
+		fc.string(),
+		(v) => cardBrand(v),
+		[],
+		(_, r) => ['VISA', 'MASTERCARD', 'AMEX', 'CARD'].includes(String(r)),
+	);
+	fuzz(
+		'maskCardNumber',
+		fc.stringMatching(/^[0-9]{0,19}$/),
+		(v) => maskCardNumber(v),
+		[],
+		(v, r) =>
+			typeof r === 'string' && r.length === v.length && r.replace(/\*/g, '') === v.slice(-4),
+	);
+	fuzz(
+		'deterministicKey',
+		fc.tuple(fc.string(), fc.string(), fc.nat(), fc.string()),
+		([e, n, i, o]) => deterministicKey(e, n, i, o),
+		[],
+		(_, r) => /^[0-9a-f]{12}$/.test(String(r)) && validateKey(NODE, 0, String(r)) === r,
+	);
+	fuzz(
+		'invalidInput',
+		fc.tuple(fc.string(), fc.string(), fc.string()),
+		([field, problem, fix], i) => invalidInput(NODE, i, 'Field', `${field}${problem}`, fix || 'x'),
+		['Field'],
+		() => false,
+	);
 }
 
 /** Invalid items are refused before anything is sent: the gateway's log stays empty for them. */
@@ -309,12 +515,42 @@ async function invalidItemsSendNothing(gw: Gateway): Promise<void> {
 			name: 'intent',
 			workflow: continueOnFail(loadFixture('payment-intent-create.json')),
 			items: [
-				{ amount: 0, description: 'x', callbackUrl: 'https://shop.example/cb', key: 'order1', email: 'a@b.c' },
-				{ amount: 100, description: ' ', callbackUrl: 'https://shop.example/cb', key: 'order2', email: 'a@b.c' },
-				{ amount: 100, description: 'x', callbackUrl: 'ftp://shop.example/cb', key: 'order3', email: 'a@b.c' },
+				{
+					amount: 0,
+					description: 'x',
+					callbackUrl: 'https://shop.example/cb',
+					key: 'order1',
+					email: 'a@b.c',
+				},
+				{
+					amount: 100,
+					description: ' ',
+					callbackUrl: 'https://shop.example/cb',
+					key: 'order2',
+					email: 'a@b.c',
+				},
+				{
+					amount: 100,
+					description: 'x',
+					callbackUrl: 'ftp://shop.example/cb',
+					key: 'order3',
+					email: 'a@b.c',
+				},
 				{ amount: 100, description: 'x', callbackUrl: 'not a url', key: 'order4', email: 'a@b.c' },
-				{ amount: 100, description: 'x', callbackUrl: 'https://shop.example/cb', key: 'order 5', email: 'a@b.c' },
-				{ amount: 100, description: 'x', callbackUrl: 'https://shop.example/cb', key: 'order6', email: '' },
+				{
+					amount: 100,
+					description: 'x',
+					callbackUrl: 'https://shop.example/cb',
+					key: 'order 5',
+					email: 'a@b.c',
+				},
+				{
+					amount: 100,
+					description: 'x',
+					callbackUrl: 'https://shop.example/cb',
+					key: 'order6',
+					email: '',
+				},
 			],
 		},
 		{
@@ -328,13 +564,46 @@ async function invalidItemsSendNothing(gw: Gateway): Promise<void> {
 		},
 		{
 			name: 'card',
-			workflow: singleNode(loadFixture('card-frictionless.json', { ON_ERROR: 'continueRegularOutput' }), 'Card Token'),
+			workflow: singleNode(
+				loadFixture('card-frictionless.json', { ON_ERROR: 'continueRegularOutput' }),
+				'Card Token',
+			),
 			items: [
-				{ reference: 'ref1', cardNumber: '4111111111111112', cvv: '123', expiry: '01/39', name: 'A' },
-				{ reference: 'ref2', cardNumber: '4111111111111111', cvv: '12', expiry: '01/39', name: 'A' },
-				{ reference: 'ref3', cardNumber: '4111111111111111', cvv: '123', expiry: '13/39', name: 'A' },
-				{ reference: 'ref4', cardNumber: '4111111111111111', cvv: '123', expiry: '01/20', name: 'A' },
-				{ reference: 'ref5', cardNumber: '4111111111111111', cvv: '123', expiry: '01/39', name: '' },
+				{
+					reference: 'ref1',
+					cardNumber: '4111111111111112',
+					cvv: '123',
+					expiry: '01/39',
+					name: 'A',
+				},
+				{
+					reference: 'ref2',
+					cardNumber: '4111111111111111',
+					cvv: '12',
+					expiry: '01/39',
+					name: 'A',
+				},
+				{
+					reference: 'ref3',
+					cardNumber: '4111111111111111',
+					cvv: '123',
+					expiry: '13/39',
+					name: 'A',
+				},
+				{
+					reference: 'ref4',
+					cardNumber: '4111111111111111',
+					cvv: '123',
+					expiry: '01/20',
+					name: 'A',
+				},
+				{
+					reference: 'ref5',
+					cardNumber: '4111111111111111',
+					cvv: '123',
+					expiry: '01/39',
+					name: '',
+				},
 				{ reference: '', cardNumber: '4111111111111111', cvv: '123', expiry: '01/39', name: 'A' },
 			],
 		},
@@ -343,21 +612,31 @@ async function invalidItemsSendNothing(gw: Gateway): Promise<void> {
 	let items = 0;
 	const unclear: string[] = [];
 	for (const c of cases) {
-		const text = JSON.stringify(c.workflow).split('{{ITEMS}}').join(JSON.stringify(JSON.stringify(c.items)).slice(1, -1));
+		const text = JSON.stringify(c.workflow)
+			.split('{{ITEMS}}')
+			.join(JSON.stringify(JSON.stringify(c.items)).slice(1, -1));
 		const since = await gw.lastSeq();
-		const run = await runWorkflow(JSON.parse(text) as WorkflowJson, { credentials: gw.credentials });
+		const run = await runWorkflow(JSON.parse(text) as WorkflowJson, {
+			credentials: gw.credentials,
+		});
 		const requests = await gw.requests(since);
 		sent += requests.length;
-		if (requests.length > 0) note(`reliability: invalid ${c.name} items sent ${requests.map((r) => `${r.method} ${r.path}`).join(', ')}`);
+		if (requests.length > 0)
+			note(
+				`reliability: invalid ${c.name} items sent ${requests.map((r) => `${r.method} ${r.path}`).join(', ')}`,
+			);
 		const nodeName = c.workflow.nodes.find((n) => n.name !== 'Items')?.name ?? 'Little Pay';
 		const out = run.output(nodeName);
 		c.items.forEach((_, i) => {
 			items++;
 			const json = (out[i]?.json ?? {}) as Json;
-			if (!clearError(json, i)) unclear.push(`${c.name} item ${i} ${JSON.stringify(c.items[i])}: ${JSON.stringify(json)}`);
+			if (!clearError(json, i))
+				unclear.push(`${c.name} item ${i} ${JSON.stringify(c.items[i])}: ${JSON.stringify(json)}`);
 		});
 	}
-	note(`reliability: ${items} invalid items (disbursement, intent, collect, card) with Continue On Fail`);
+	note(
+		`reliability: ${items} invalid items (disbursement, intent, collect, card) with Continue On Fail`,
+	);
 	for (const line of unclear) note(`reliability: unclear error: ${line}`);
 	result('reliability.invalid_items.requests_sent', sent, '0', sent === 0);
 	result('reliability.invalid_items.unclear_errors', unclear.length, '0', unclear.length === 0);
@@ -367,15 +646,43 @@ async function invalidItemsSendNothing(gw: Gateway): Promise<void> {
 async function cardDataStaysIn(gw: Gateway): Promise<void> {
 	const CVV = '4826';
 	const CVV3 = '917';
-	const cards = { frictionless: '4111111111111111', challenge: '5200000000002151', enrolFails: '4000000000000010', declined: '4000000000000002', other: '4242424242424242' };
+	const cards = {
+		frictionless: '4111111111111111',
+		challenge: '5200000000002151',
+		enrolFails: '4000000000000010',
+		declined: '4000000000000002',
+		other: '4242424242424242',
+	};
 	const since = await gw.lastSeq();
 	const seen: string[] = [];
-	const item = async (cardNumber: string, cvv = CVV, extra: Json = {}) => ({ reference: await gw.intent(), cardNumber, cvv, expiry: '01/39', name: 'Amina Wanjiru', ...extra });
-	const runFixture = async (file: string, items: Json[], onError = 'continueRegularOutput'): Promise<RunResult> => {
-		const run = await runWorkflow(loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: onError }), { credentials: gw.credentials });
+	const item = async (cardNumber: string, cvv = CVV, extra: Json = {}) => ({
+		reference: await gw.intent(),
+		cardNumber,
+		cvv,
+		expiry: '01/39',
+		name: 'Amina Wanjiru',
+		...extra,
+	});
+	const runFixture = async (
+		file: string,
+		items: Json[],
+		onError = 'continueRegularOutput',
+	): Promise<RunResult> => {
+		const run = await runWorkflow(
+			loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: onError }),
+			{ credentials: gw.credentials },
+		);
 		const runData = run.run?.data?.resultData?.runData ?? {};
 		seen.push(JSON.stringify(Object.entries(runData).filter(([name]) => name !== 'Items')));
-		if (run.error) seen.push(JSON.stringify({ message: run.error.message, description: run.error.description, stack: run.error.stack, error: run.error }));
+		if (run.error)
+			seen.push(
+				JSON.stringify({
+					message: run.error.message,
+					description: run.error.description,
+					stack: run.error.stack,
+					error: run.error,
+				}),
+			);
 		return run;
 	};
 	let flows = 0;
@@ -397,11 +704,15 @@ async function cardDataStaysIn(gw: Gateway): Promise<void> {
 		const it = await item(cards.challenge);
 		const stepUp = await runFixture('card-step-up.json', [it]);
 		const token = String(stepUp.output('Enrolment')[0]?.json.accessToken ?? '');
-		await axios.post(`${gw.base}/sandbox/3ds/step-up/decide`, new URLSearchParams({ JWT: token, MD: String(it.reference), decision }).toString(), {
-			headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-			maxRedirects: 0,
-			validateStatus: () => true,
-		});
+		await axios.post(
+			`${gw.base}/sandbox/3ds/step-up/decide`,
+			new URLSearchParams({ JWT: token, MD: String(it.reference), decision }).toString(),
+			{
+				headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+				maxRedirects: 0,
+				validateStatus: () => true,
+			},
+		);
 		await runFixture('card-process.json', [{ reference: it.reference }]);
 		flows++;
 	}
@@ -411,7 +722,11 @@ async function cardDataStaysIn(gw: Gateway): Promise<void> {
 	await gw.faults([{ pathPrefix: '/pay/', drop: 'after', times: 1 }]);
 	await runFixture('card-frictionless.json', [await item(cards.other)]);
 	await gw.faults([{ method: 'POST', pathPrefix: '/pay/', status: 503, rate: 0.5 }]);
-	await runFixture('card-frictionless.json', [await item(cards.other), await item(cards.frictionless), await item(cards.declined)], 'stopWorkflow');
+	await runFixture(
+		'card-frictionless.json',
+		[await item(cards.other), await item(cards.frictionless), await item(cards.declined)],
+		'stopWorkflow',
+	);
 	await gw.faults([]);
 	flows += 5;
 	const log = JSON.stringify(await gw.requests(since));
@@ -419,24 +734,38 @@ async function cardDataStaysIn(gw: Gateway): Promise<void> {
 	const leaks = (text: string) => {
 		const digits = text.replace(/[\s-]/g, '');
 		const found = numbers.filter((n) => digits.includes(n));
-		const cvvs = [CVV, CVV3].filter((c) => new RegExp(`(?<![0-9A-Za-z])${c}(?![0-9A-Za-z])`).test(text));
+		const cvvs = [CVV, CVV3].filter((c) =>
+			new RegExp(`(?<![0-9A-Za-z])${c}(?![0-9A-Za-z])`).test(text),
+		);
 		return [...found.map((n) => `card ${n.slice(-4)}`), ...cvvs.map((c) => `CVV ${c}`)];
 	};
 	const inRunData = [...new Set(seen.flatMap(leaks))];
 	const inLog = [...new Set(leaks(log))];
-	note(`reliability: ${flows} card flows; run data ${seen.reduce((n, s) => n + s.length, 0)} chars, request log ${log.length} chars`);
+	note(
+		`reliability: ${flows} card flows; run data ${seen.reduce((n, s) => n + s.length, 0)} chars, request log ${log.length} chars`,
+	);
 	if (inRunData.length > 0) note(`reliability: card data in run data: ${inRunData.join(', ')}`);
 	if (inLog.length > 0) note(`reliability: card data in the request log: ${inLog.join(', ')}`);
 	result('reliability.card_data.in_node_run_data', inRunData.length, '0', inRunData.length === 0);
 	result('reliability.card_data.in_gateway_request_log', inLog.length, '0', inLog.length === 0);
 }
 
-const NETWORK_CODES: Record<MobileNetwork, string[]> = { MPESA: ['254', '255'], AIRTEL: ['254', '255', '256'], MTN: ['256', '233', '250'], TIGOPESA: ['255'] };
+const NETWORK_CODES: Record<MobileNetwork, string[]> = {
+	MPESA: ['254', '255'],
+	AIRTEL: ['254', '255', '256'],
+	MTN: ['256', '233', '250'],
+	TIGOPESA: ['255'],
+};
 
 /** Runs the reliability checks and prints their RESULT lines. */
 export async function benchReliability(): Promise<void> {
 	fuzzValidators();
-	const sandbox = await startSandbox({ port: 0, quiet: true, pinDelayMs: 200, longPollTimeoutMs: 1000 });
+	const sandbox = await startSandbox({
+		port: 0,
+		quiet: true,
+		pinDelayMs: 200,
+		longPollTimeoutMs: 1000,
+	});
 	try {
 		const gw = new Gateway(sandbox);
 		await invalidItemsSendNothing(gw);

@@ -16,7 +16,14 @@ const TWICE_AT_ONCE = 100; // delivered twice at the same moment (gateway retry 
 const TWICE_LATER = 100; // delivered again after every first delivery was answered (gateway retry later)
 const TOLERANCE_SECONDS = 300;
 const SENDERS = 20;
-const BAD = { forged: 40, tampered: 40, stale: 30, future: 30, missingHeaders: 30, replay: 30 } as const;
+const BAD = {
+	forged: 40,
+	tampered: 40,
+	stale: 30,
+	future: 30,
+	missingHeaders: 30,
+	replay: 30,
+} as const;
 type BadKind = keyof typeof BAD;
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -46,7 +53,11 @@ function callbackBody(i: number): string {
 /** Signs `body` as the gateway does: RSA-SHA256 over `<timestamp>.<body>`, fresh for every attempt. */
 function signed(body: string, options: { key?: KeyObject; offsetSeconds?: number } = {}): Delivery {
 	const timestamp = String(Math.floor(Date.now() / 1000) + (options.offsetSeconds ?? 0));
-	const signature = sign('sha256', Buffer.from(`${timestamp}.${body}`), options.key ?? gateway.privateKey);
+	const signature = sign(
+		'sha256',
+		Buffer.from(`${timestamp}.${body}`),
+		options.key ?? gateway.privateKey,
+	);
 	return {
 		body,
 		headers: {
@@ -72,12 +83,16 @@ function post(url: string, delivery: Delivery): Promise<Answer> {
 	if (firstRequestAt === 0) firstRequestAt = performance.now();
 	const at = () => Math.round(performance.now() - firstRequestAt) / 1000;
 	return new Promise((resolve) => {
-		const req = request(url, { method: 'POST', headers: delivery.headers, agent, timeout: 60000 }, (res) => {
-			let text = '';
-			res.setEncoding('utf8');
-			res.on('data', (chunk: string) => (text += chunk));
-			res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, at: at() }));
-		});
+		const req = request(
+			url,
+			{ method: 'POST', headers: delivery.headers, agent, timeout: 60000 },
+			(res) => {
+				let text = '';
+				res.setEncoding('utf8');
+				res.on('data', (chunk: string) => (text += chunk));
+				res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, at: at() }));
+			},
+		);
 		// A lost answer counts as status 0 (never as accepted).
 		req.on('timeout', () => req.destroy(new Error('timeout')));
 		req.on('error', (error) => resolve({ status: 0, body: String(error), at: at() }));
@@ -105,16 +120,23 @@ function shuffle<T>(values: T[], seed = 20261122): T[] {
 }
 
 /** Every execution of a workflow through the editor's REST API (pages of 100, cursor by cursor). */
-async function allExecutions(api: N8nApi, workflowId: string): Promise<Array<{ id: string; status: string }>> {
+async function allExecutions(
+	api: N8nApi,
+	workflowId: string,
+): Promise<Array<{ id: string; status: string }>> {
 	const out: Array<{ id: string; status: string }> = [];
 	let cursor: string | undefined;
 	for (let page = 0; page < 1000; page++) {
 		const res = await api.http.get('/rest/executions', {
 			params: { filter: JSON.stringify({ workflowId }), limit: 100, ...(cursor ? { cursor } : {}) },
 		});
-		if (res.status !== 200) throw new Error(`list executions: HTTP ${res.status} ${JSON.stringify(res.data)}`);
-		const data = (res.data as { data: { results: Array<{ id: string; status: string }>; nextCursor?: string | null } })
-			.data;
+		if (res.status !== 200)
+			throw new Error(`list executions: HTTP ${res.status} ${JSON.stringify(res.data)}`);
+		const data = (
+			res.data as {
+				data: { results: Array<{ id: string; status: string }>; nextCursor?: string | null };
+			}
+		).data;
 		out.push(...data.results);
 		if (!data.nextCursor || data.results.length === 0) break;
 		cursor = data.nextCursor;
@@ -150,9 +172,17 @@ export async function benchTriggerLoad(): Promise<void> {
 					position: [0, 0],
 					webhookId: hook,
 				},
-				{ parameters: {}, name: 'Receipt', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0] },
+				{
+					parameters: {},
+					name: 'Receipt',
+					type: 'n8n-nodes-base.noOp',
+					typeVersion: 1,
+					position: [220, 0],
+				},
 			],
-			connections: { 'Little Pay Trigger': { main: [[{ node: 'Receipt', type: 'main', index: 0 }]] } },
+			connections: {
+				'Little Pay Trigger': { main: [[{ node: 'Receipt', type: 'main', index: 0 }]] },
+			},
 		});
 		await api.activateWorkflow(created.id, created.versionId);
 		const url = `${n8n.url}/webhook/${hook}/littlepay`;
@@ -162,10 +192,13 @@ export async function benchTriggerLoad(): Promise<void> {
 		for (;;) {
 			const probe = await post(url, { body: 'probe', headers: { 'content-type': 'text/plain' } });
 			if (probe.status !== 404) break;
-			if (performance.now() - activatedAt > 30000) throw new Error('the trigger did not start listening within 30 s');
+			if (performance.now() - activatedAt > 30000)
+				throw new Error('the trigger did not start listening within 30 s');
 			await sleep(50);
 		}
-		note(`trigger_load: the production URL answered ${((performance.now() - activatedAt) / 1000).toFixed(2)} s after activation`);
+		note(
+			`trigger_load: the production URL answered ${((performance.now() - activatedAt) / 1000).toFixed(2)} s after activation`,
+		);
 		firstRequestAt = 0;
 
 		const bodies = Array.from({ length: GENUINE }, (_, i) => callbackBody(i));
@@ -175,11 +208,15 @@ export async function benchTriggerLoad(): Promise<void> {
 
 		// Bad deliveries for phase 1, built from bodies of their own (a forged callback for a payment that
 		// never happened must not start anything either).
-		const badBody = (kind: string, i: number) => callbackBody(100000 + i).replace(`LOAD-${run}-`, `LOAD-${run}-${kind}-`);
+		const badBody = (kind: string, i: number) =>
+			callbackBody(100000 + i).replace(`LOAD-${run}-`, `LOAD-${run}-${kind}-`);
 		type Task = { kind: 'genuine'; index: number } | { kind: BadKind; make: () => Delivery };
 		const phase1: Task[] = bodies.map((_, index) => ({ kind: 'genuine' as const, index }));
 		for (let i = 0; i < BAD.forged; i++) {
-			phase1.push({ kind: 'forged', make: () => signed(badBody('forged', i), { key: attacker.privateKey }) });
+			phase1.push({
+				kind: 'forged',
+				make: () => signed(badBody('forged', i), { key: attacker.privateKey }),
+			});
 		}
 		for (let i = 0; i < BAD.tampered; i++) {
 			// Signed by the gateway, then the amount changed on the way (bodies[...] are genuine ones).
@@ -192,10 +229,16 @@ export async function benchTriggerLoad(): Promise<void> {
 			});
 		}
 		for (let i = 0; i < BAD.stale; i++) {
-			phase1.push({ kind: 'stale', make: () => signed(badBody('stale', i), { offsetSeconds: -(TOLERANCE_SECONDS + 60 + i) }) });
+			phase1.push({
+				kind: 'stale',
+				make: () => signed(badBody('stale', i), { offsetSeconds: -(TOLERANCE_SECONDS + 60 + i) }),
+			});
 		}
 		for (let i = 0; i < BAD.future; i++) {
-			phase1.push({ kind: 'future', make: () => signed(badBody('future', i), { offsetSeconds: TOLERANCE_SECONDS + 60 + i }) });
+			phase1.push({
+				kind: 'future',
+				make: () => signed(badBody('future', i), { offsetSeconds: TOLERANCE_SECONDS + 60 + i }),
+			});
 		}
 		for (let i = 0; i < BAD.missingHeaders; i++) {
 			phase1.push({
@@ -274,7 +317,9 @@ export async function benchTriggerLoad(): Promise<void> {
 		const unreadable: string[] = [];
 		await mapConcurrent(executions, 8, async (e) => {
 			const full = await api.execution(e.id);
-			const refs = new Set(JSON.stringify(full).match(new RegExp(`LOAD-${run}-[A-Za-z]*-?\\d+`, 'g')) ?? []);
+			const refs = new Set(
+				JSON.stringify(full).match(new RegExp(`LOAD-${run}-[A-Za-z]*-?\\d+`, 'g')) ?? [],
+			);
 			if (refs.size !== 1) {
 				unreadable.push(e.id);
 				return;
@@ -293,9 +338,14 @@ export async function benchTriggerLoad(): Promise<void> {
 		const count401 = (kind: BadKind) => badStatus(kind).filter((s) => s === 401).length;
 		const signatureBad: BadKind[] = ['forged', 'tampered', 'stale', 'future', 'missingHeaders'];
 		const badAccepted =
-			signatureBad.reduce((n, kind) => n + badStatus(kind).filter((s) => s >= 200 && s < 300).length, 0) +
-			badAnswers.get('replay')!.filter((a) => a.status === 200 && !isDuplicateAck(a)).length;
-		const badNot401 = signatureBad.reduce((n, kind) => n + badStatus(kind).filter((s) => s !== 401).length, 0);
+			signatureBad.reduce(
+				(n, kind) => n + badStatus(kind).filter((s) => s >= 200 && s < 300).length,
+				0,
+			) + badAnswers.get('replay')!.filter((a) => a.status === 200 && !isDuplicateAck(a)).length;
+		const badNot401 = signatureBad.reduce(
+			(n, kind) => n + badStatus(kind).filter((s) => s !== 401).length,
+			0,
+		);
 		for (const kind of Object.keys(BAD) as BadKind[]) {
 			const statuses = new Map<number, number>();
 			for (const s of badStatus(kind)) statuses.set(s, (statuses.get(s) ?? 0) + 1);
@@ -309,29 +359,69 @@ export async function benchTriggerLoad(): Promise<void> {
 			...signatureBad.flatMap((kind) => badAnswers.get(kind)!.filter((a) => a.status !== 401)),
 		];
 		for (const a of unexpected.slice(0, 10)) {
-			note(`trigger_load: unexpected answer at ${a.at.toFixed(1)} s: HTTP ${a.status} ${a.body.slice(0, 200)}`);
+			note(
+				`trigger_load: unexpected answer at ${a.at.toFixed(1)} s: HTTP ${a.status} ${a.body.slice(0, 200)}`,
+			);
 		}
 		if (unexpected.length > 0) {
-			const lines = n8n.logs().split('\n').filter((l) => /webhook|error|warn/i.test(l));
+			const lines = n8n
+				.logs()
+				.split('\n')
+				.filter((l) => /webhook|error|warn/i.test(l));
 			for (const line of lines.slice(-8)) note(`trigger_load: n8n log: ${line.slice(0, 300)}`);
 		}
 		note(
 			`trigger_load: n8n executions ${executions.length} (${notSuccess} not successful, ${unreadable.length} without exactly one reference); references missing ${missing}, started twice ${twice}, not genuine ${foreign}`,
 		);
 
-		result('trigger_load.executions', executions.length, String(GENUINE), executions.length === GENUINE);
+		result(
+			'trigger_load.executions',
+			executions.length,
+			String(GENUINE),
+			executions.length === GENUINE,
+		);
 		result('trigger_load.references_missing', missing, '0', missing === 0);
 		result('trigger_load.references_started_twice', twice, '0', twice === 0);
-		result('trigger_load.executions_not_genuine', foreign + unreadable.length, '0', foreign + unreadable.length === 0);
+		result(
+			'trigger_load.executions_not_genuine',
+			foreign + unreadable.length,
+			'0',
+			foreign + unreadable.length === 0,
+		);
 		result('trigger_load.executions_not_successful', notSuccess, '0', notSuccess === 0);
 		result('trigger_load.genuine_not_acknowledged', genuineRefused, '0', genuineRefused === 0);
-		result('trigger_load.acknowledged_as_new', started.length, String(GENUINE), started.length === GENUINE);
+		result(
+			'trigger_load.acknowledged_as_new',
+			started.length,
+			String(GENUINE),
+			started.length === GENUINE,
+		);
 		result('trigger_load.bad_accepted', badAccepted, '0', badAccepted === 0);
 		result('trigger_load.bad_signature_not_401', badNot401, '0', badNot401 === 0);
-		result('trigger_load.forged_401', count401('forged'), String(BAD.forged), count401('forged') === BAD.forged);
-		result('trigger_load.tampered_401', count401('tampered'), String(BAD.tampered), count401('tampered') === BAD.tampered);
-		result('trigger_load.stale_401', count401('stale'), String(BAD.stale), count401('stale') === BAD.stale);
-		result('trigger_load.future_401', count401('future'), String(BAD.future), count401('future') === BAD.future);
+		result(
+			'trigger_load.forged_401',
+			count401('forged'),
+			String(BAD.forged),
+			count401('forged') === BAD.forged,
+		);
+		result(
+			'trigger_load.tampered_401',
+			count401('tampered'),
+			String(BAD.tampered),
+			count401('tampered') === BAD.tampered,
+		);
+		result(
+			'trigger_load.stale_401',
+			count401('stale'),
+			String(BAD.stale),
+			count401('stale') === BAD.stale,
+		);
+		result(
+			'trigger_load.future_401',
+			count401('future'),
+			String(BAD.future),
+			count401('future') === BAD.future,
+		);
 		result(
 			'trigger_load.missing_headers_401',
 			count401('missingHeaders'),
@@ -339,7 +429,12 @@ export async function benchTriggerLoad(): Promise<void> {
 			count401('missingHeaders') === BAD.missingHeaders,
 		);
 		const replaysDup = badAnswers.get('replay')!.filter(isDuplicateAck).length;
-		result('trigger_load.replays_acknowledged_as_duplicate', replaysDup, String(BAD.replay), replaysDup === BAD.replay);
+		result(
+			'trigger_load.replays_acknowledged_as_duplicate',
+			replaysDup,
+			String(BAD.replay),
+			replaysDup === BAD.replay,
+		);
 	} finally {
 		process.removeListener('SIGINT', stopOnSignal);
 		process.removeListener('SIGTERM', stopOnSignal);

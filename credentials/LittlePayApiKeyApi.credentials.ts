@@ -37,7 +37,8 @@ export class LittlePayApiKeyApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			placeholder: 'Same as Base URL',
-			description: 'Address of the disbursement API if Little Pay gave you a separate one; empty uses the Base URL',
+			description:
+				'Address of the disbursement API if Little Pay gave you a separate one; empty uses the Base URL',
 		},
 	];
 

@@ -45,7 +45,8 @@ export class LittlePayBasicApi implements ICredentialType {
 			name: 'baseUrl',
 			type: 'string',
 			default: 'https://pay.little.africa',
-			description: 'Little Pay API address; change it for the local sandbox or a compatible deployment',
+			description:
+				'Little Pay API address; change it for the local sandbox or a compatible deployment',
 		},
 	];
 
@@ -75,11 +76,19 @@ export class LittlePayBasicApi implements ICredentialType {
 		rules: [
 			{
 				type: 'responseSuccessBody',
-				properties: { key: 'data.code', value: 'UNAUTHORIZED', message: 'Little Pay refused the client ID, client secret or token ID' },
+				properties: {
+					key: 'data.code',
+					value: 'UNAUTHORIZED',
+					message: 'Little Pay refused the client ID, client secret or token ID',
+				},
 			},
 			{
 				type: 'responseSuccessBody',
-				properties: { key: 'data.code', value: 'NOT_FOUND', message: 'Nothing answers at this address: check the base URL and the token ID' },
+				properties: {
+					key: 'data.code',
+					value: 'NOT_FOUND',
+					message: 'Nothing answers at this address: check the base URL and the token ID',
+				},
 			},
 		],
 	};

@@ -14,7 +14,12 @@ export function signCallback(privateKey: KeyObject, timestamp: string, body: str
 /** True for localhost and loopback addresses. */
 export function isLoopbackHost(hostname: string): boolean {
 	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-	return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+	return (
+		host === 'localhost' ||
+		host.endsWith('.localhost') ||
+		host === '::1' ||
+		/^127\.\d+\.\d+\.\d+$/.test(host)
+	);
 }
 
 export interface CallbackOptions {
@@ -45,7 +50,18 @@ export class CallbackSender {
 			parsed = undefined;
 		}
 		if (!parsed || !(parsed.protocol === 'http:' || parsed.protocol === 'https:')) {
-			this.entries.push({ id, event, url, attempt: 0, at: now(), skipped: true, error: 'invalid callback URL', timestamp: '', signature: '', body });
+			this.entries.push({
+				id,
+				event,
+				url,
+				attempt: 0,
+				at: now(),
+				skipped: true,
+				error: 'invalid callback URL',
+				timestamp: '',
+				signature: '',
+				body,
+			});
 			return;
 		}
 		if (!this.options.allowRemote && !isLoopbackHost(parsed.hostname)) {
@@ -82,12 +98,27 @@ export class CallbackSender {
 		this.entries.length = 0;
 	}
 
-	private attempt(id: string, event: CallbackLogEntry['event'], url: URL, body: string, attempt: number): void {
+	private attempt(
+		id: string,
+		event: CallbackLogEntry['event'],
+		url: URL,
+		body: string,
+		attempt: number,
+	): void {
 		if (this.closed) return;
 		// A fresh timestamp and signature per attempt, as a receiver with a replay window expects.
 		const timestamp = String(Math.floor(Date.now() / 1000));
 		const signature = signCallback(this.options.privateKey, timestamp, body);
-		const entry: CallbackLogEntry = { id, event, url: url.toString(), attempt, at: now(), timestamp, signature, body };
+		const entry: CallbackLogEntry = {
+			id,
+			event,
+			url: url.toString(),
+			attempt,
+			at: now(),
+			timestamp,
+			signature,
+			body,
+		};
 		this.entries.push(entry);
 		const requester = url.protocol === 'https:' ? httpsRequest : httpRequest;
 		let settled = false;
@@ -134,7 +165,9 @@ export class CallbackSender {
 			req.destroy(new Error('sandbox closed'));
 		};
 		this.inflight.add(abort);
-		req.on('timeout', () => req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)));
+		req.on('timeout', () =>
+			req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)),
+		);
 		req.on('error', (e) => finish(undefined, e.message));
 		req.end(body);
 	}

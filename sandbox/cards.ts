@@ -35,28 +35,53 @@ export function brandOf(digits: string): string {
 }
 
 /** Validates the token request's payment object; returns what may be kept (never the number or CVV). */
-export function validateCard(payment: unknown, now = new Date()): Pick<CardSession, 'last4' | 'brand' | 'behaviour'> {
-	if (!isObject(payment)) throw new SandboxError(400, 'MISSING_FIELD', 'payment is required (an object with cc_number, cc_cvv, cc_exp, cc_name)');
+export function validateCard(
+	payment: unknown,
+	now = new Date(),
+): Pick<CardSession, 'last4' | 'brand' | 'behaviour'> {
+	if (!isObject(payment))
+		throw new SandboxError(
+			400,
+			'MISSING_FIELD',
+			'payment is required (an object with cc_number, cc_cvv, cc_exp, cc_name)',
+		);
 	const number = payment.cc_number;
-	if (typeof number !== 'string' || number === '') throw new SandboxError(400, 'MISSING_FIELD', 'payment.cc_number is required');
+	if (typeof number !== 'string' || number === '')
+		throw new SandboxError(400, 'MISSING_FIELD', 'payment.cc_number is required');
 	const digits = number.replace(/[\s-]/g, '');
-	if (!/^\d{12,19}$/.test(digits)) throw new SandboxError(400, 'INVALID_FIELD', 'payment.cc_number must be 12-19 digits');
-	if (!luhnValid(digits)) throw new SandboxError(400, 'INVALID_FIELD', 'payment.cc_number fails the Luhn check (mistyped card number)');
+	if (!/^\d{12,19}$/.test(digits))
+		throw new SandboxError(400, 'INVALID_FIELD', 'payment.cc_number must be 12-19 digits');
+	if (!luhnValid(digits))
+		throw new SandboxError(
+			400,
+			'INVALID_FIELD',
+			'payment.cc_number fails the Luhn check (mistyped card number)',
+		);
 	const cvv = payment.cc_cvv;
-	if (typeof cvv !== 'string' || cvv === '') throw new SandboxError(400, 'MISSING_FIELD', 'payment.cc_cvv is required');
-	if (!/^\d{3,4}$/.test(cvv)) throw new SandboxError(400, 'INVALID_FIELD', 'payment.cc_cvv must be 3 or 4 digits');
+	if (typeof cvv !== 'string' || cvv === '')
+		throw new SandboxError(400, 'MISSING_FIELD', 'payment.cc_cvv is required');
+	if (!/^\d{3,4}$/.test(cvv))
+		throw new SandboxError(400, 'INVALID_FIELD', 'payment.cc_cvv must be 3 or 4 digits');
 	const exp = payment.cc_exp;
-	if (typeof exp !== 'string' || exp === '') throw new SandboxError(400, 'MISSING_FIELD', 'payment.cc_exp is required');
+	if (typeof exp !== 'string' || exp === '')
+		throw new SandboxError(400, 'MISSING_FIELD', 'payment.cc_exp is required');
 	const match = /^(0[1-9]|1[0-2])\/(\d{2})$/.exec(exp);
-	if (!match) throw new SandboxError(400, 'INVALID_FIELD', 'payment.cc_exp must be MM/YY, e.g. 01/27');
+	if (!match)
+		throw new SandboxError(400, 'INVALID_FIELD', 'payment.cc_exp must be MM/YY, e.g. 01/27');
 	const month = Number(match[1]);
 	const year = 2000 + Number(match[2]);
 	// A card is valid through the last day of its expiry month.
 	const endOfMonth = Date.UTC(year, month, 1);
-	if (endOfMonth <= now.getTime()) throw new SandboxError(400, 'INVALID_FIELD', 'payment.cc_exp is in the past (card expired)');
+	if (endOfMonth <= now.getTime())
+		throw new SandboxError(400, 'INVALID_FIELD', 'payment.cc_exp is in the past (card expired)');
 	const name = payment.cc_name;
-	if (typeof name !== 'string' || name.trim() === '') throw new SandboxError(400, 'MISSING_FIELD', 'payment.cc_name is required');
-	return { last4: digits.slice(-4), brand: brandOf(digits), behaviour: TEST_CARDS[digits] ?? 'frictionless' };
+	if (typeof name !== 'string' || name.trim() === '')
+		throw new SandboxError(400, 'MISSING_FIELD', 'payment.cc_name is required');
+	return {
+		last4: digits.slice(-4),
+		brand: brandOf(digits),
+		behaviour: TEST_CARDS[digits] ?? 'frictionless',
+	};
 }
 
 /** Masks card data anywhere in a logged body: numbers keep their last 4 digits, CVV and expiry are hidden. */
@@ -65,8 +90,10 @@ export function maskSecrets(value: unknown): unknown {
 	if (!isObject(value)) return value;
 	const out: Record<string, unknown> = {};
 	for (const [k, v] of Object.entries(value)) {
-		if (k === 'cc_number' && typeof v === 'string') out[k] = `************${v.replace(/\D/g, '').slice(-4)}`;
-		else if (k === 'cc_cvv' || k === 'cc_exp' || /secret|password|apikey|jwt|accesstoken/i.test(k)) out[k] = '***';
+		if (k === 'cc_number' && typeof v === 'string')
+			out[k] = `************${v.replace(/\D/g, '').slice(-4)}`;
+		else if (k === 'cc_cvv' || k === 'cc_exp' || /secret|password|apikey|jwt|accesstoken/i.test(k))
+			out[k] = '***';
 		else out[k] = maskSecrets(v);
 	}
 	return out;

@@ -7,7 +7,8 @@ import type { SandboxOptions } from './index';
 function numberFrom(name: string, value: string | undefined): number | undefined {
 	if (value === undefined || value === '') return undefined;
 	const n = Number(value);
-	if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number >= 0 (got "${value}")`);
+	if (!Number.isFinite(n) || n < 0)
+		throw new Error(`${name} must be a number >= 0 (got "${value}")`);
 	return n;
 }
 
@@ -23,16 +24,23 @@ async function main(): Promise<void> {
 	const env = process.env;
 	const retries = env.SANDBOX_CALLBACK_RETRY_DELAYS_MS;
 	const options: SandboxOptions = {
-		port: numberFrom('--port', portArg(process.argv.slice(2))) ?? numberFrom('SANDBOX_PORT', env.SANDBOX_PORT) ?? 4010,
+		port:
+			numberFrom('--port', portArg(process.argv.slice(2))) ??
+			numberFrom('SANDBOX_PORT', env.SANDBOX_PORT) ??
+			4010,
 		host: env.SANDBOX_HOST || '127.0.0.1',
 		pinDelayMs: numberFrom('SANDBOX_PIN_DELAY_MS', env.SANDBOX_PIN_DELAY_MS),
 		longPollTimeoutMs: numberFrom('SANDBOX_LONG_POLL_TIMEOUT_MS', env.SANDBOX_LONG_POLL_TIMEOUT_MS),
-		callbackRetryDelaysMs: retries ? retries.split(',').map((v) => numberFrom('SANDBOX_CALLBACK_RETRY_DELAYS_MS', v.trim()) ?? 0) : undefined,
+		callbackRetryDelaysMs: retries
+			? retries.split(',').map((v) => numberFrom('SANDBOX_CALLBACK_RETRY_DELAYS_MS', v.trim()) ?? 0)
+			: undefined,
 		clientId: env.SANDBOX_CLIENT_ID || undefined,
 		clientSecret: env.SANDBOX_CLIENT_SECRET || undefined,
 		tokenId: env.SANDBOX_TOKEN_ID || undefined,
 		apiKey: env.SANDBOX_API_KEY || undefined,
-		privateKeyPem: env.SANDBOX_PRIVATE_KEY_FILE ? readFileSync(env.SANDBOX_PRIVATE_KEY_FILE, 'utf8') : undefined,
+		privateKeyPem: env.SANDBOX_PRIVATE_KEY_FILE
+			? readFileSync(env.SANDBOX_PRIVATE_KEY_FILE, 'utf8')
+			: undefined,
 		allowRemoteCallbacks: env.SANDBOX_ALLOW_REMOTE_CALLBACKS === '1',
 		quiet: env.SANDBOX_QUIET === '1',
 	};

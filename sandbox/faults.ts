@@ -16,33 +16,49 @@ export function parseRules(body: unknown): FaultRule[] {
 		throw new SandboxError(400, 'INVALID_FIELD', 'rules must be an array of fault rules');
 	}
 	return body.rules.map((raw, i) => {
-		if (!isObject(raw)) throw new SandboxError(400, 'INVALID_FIELD', `rules[${i}] must be an object`);
+		if (!isObject(raw))
+			throw new SandboxError(400, 'INVALID_FIELD', `rules[${i}] must be an object`);
 		const rule: FaultRule = {};
 		if (raw.method !== undefined) {
-			if (typeof raw.method !== 'string') throw new SandboxError(400, 'INVALID_FIELD', `rules[${i}].method must be a string`);
+			if (typeof raw.method !== 'string')
+				throw new SandboxError(400, 'INVALID_FIELD', `rules[${i}].method must be a string`);
 			rule.method = raw.method.toUpperCase();
 		}
 		if (raw.pathPrefix !== undefined) {
-			if (typeof raw.pathPrefix !== 'string') throw new SandboxError(400, 'INVALID_FIELD', `rules[${i}].pathPrefix must be a string`);
+			if (typeof raw.pathPrefix !== 'string')
+				throw new SandboxError(400, 'INVALID_FIELD', `rules[${i}].pathPrefix must be a string`);
 			rule.pathPrefix = raw.pathPrefix;
 		}
-		if (raw.latencyMs !== undefined) rule.latencyMs = nonNegative(raw.latencyMs, `rules[${i}].latencyMs`);
+		if (raw.latencyMs !== undefined)
+			rule.latencyMs = nonNegative(raw.latencyMs, `rules[${i}].latencyMs`);
 		if (raw.status !== undefined) rule.status = statusCode(raw.status, `rules[${i}].status`);
 		if (raw.drop !== undefined) {
 			if (raw.drop !== 'before' && raw.drop !== 'after') {
-				throw new SandboxError(400, 'INVALID_FIELD', `rules[${i}].drop must be "before" or "after"`);
+				throw new SandboxError(
+					400,
+					'INVALID_FIELD',
+					`rules[${i}].drop must be "before" or "after"`,
+				);
 			}
 			rule.drop = raw.drop;
 		}
 		if (raw.rate !== undefined) {
 			if (typeof raw.rate !== 'number' || raw.rate < 0 || raw.rate > 1) {
-				throw new SandboxError(400, 'INVALID_FIELD', `rules[${i}].rate must be a number from 0 to 1`);
+				throw new SandboxError(
+					400,
+					'INVALID_FIELD',
+					`rules[${i}].rate must be a number from 0 to 1`,
+				);
 			}
 			rule.rate = raw.rate;
 		}
 		if (raw.times !== undefined) {
 			if (typeof raw.times !== 'number' || !Number.isInteger(raw.times) || raw.times < 1) {
-				throw new SandboxError(400, 'INVALID_FIELD', `rules[${i}].times must be a positive integer`);
+				throw new SandboxError(
+					400,
+					'INVALID_FIELD',
+					`rules[${i}].times must be a positive integer`,
+				);
 			}
 			rule.times = raw.times;
 		}
@@ -60,10 +76,19 @@ export function parseFaultHeader(header: string): Fault {
 		else if (name === 'status') fault.status = statusCode(Number(value), 'X-Sandbox-Fault status');
 		else if (name === 'drop') {
 			if (value !== 'before' && value !== 'after') {
-				throw new SandboxError(400, 'INVALID_FAULT', 'X-Sandbox-Fault drop must be "before" or "after"');
+				throw new SandboxError(
+					400,
+					'INVALID_FAULT',
+					'X-Sandbox-Fault drop must be "before" or "after"',
+				);
 			}
 			fault.drop = value;
-		} else throw new SandboxError(400, 'INVALID_FAULT', `X-Sandbox-Fault has an unknown part "${name}" (use latency, status, drop)`);
+		} else
+			throw new SandboxError(
+				400,
+				'INVALID_FAULT',
+				`X-Sandbox-Fault has an unknown part "${name}" (use latency, status, drop)`,
+			);
 	}
 	return fault;
 }

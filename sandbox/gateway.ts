@@ -46,7 +46,9 @@ export interface GatewayOptions {
 }
 
 /** Outcome of the payer simulation for a mobile number's last digit. */
-export function payerOutcome(mobile: string): { status: PaymentStatus; message: string } | undefined {
+export function payerOutcome(
+	mobile: string,
+): { status: PaymentStatus; message: string } | undefined {
 	switch (mobile.slice(-1)) {
 		case '1':
 			return { status: 'FAILED', message: 'Insufficient funds in the payer account' };
@@ -60,7 +62,10 @@ export function payerOutcome(mobile: string): { status: PaymentStatus; message: 
 }
 
 /** Outcome rule of refunds, by keyword in `reason`. */
-export function refundOutcome(reason: string): { status: 'COMPLETED' | 'FAILED' | 'PENDING'; later?: 'COMPLETED' | 'FAILED' } {
+export function refundOutcome(reason: string): {
+	status: 'COMPLETED' | 'FAILED' | 'PENDING';
+	later?: 'COMPLETED' | 'FAILED';
+} {
 	const r = reason.toLowerCase();
 	if (/pending[\s_-]*fail/.test(r)) return { status: 'PENDING', later: 'FAILED' };
 	if (r.includes('pending')) return { status: 'PENDING', later: 'COMPLETED' };
@@ -69,12 +74,20 @@ export function refundOutcome(reason: string): { status: 'COMPLETED' | 'FAILED' 
 }
 
 /** Outcome rule of disbursements, by the destination's last digit. */
-export function disbursementOutcome(to: string): { status: 'success' | 'failed'; message: string } | undefined {
+export function disbursementOutcome(
+	to: string,
+): { status: 'success' | 'failed'; message: string } | undefined {
 	switch (to.slice(-1)) {
 		case '1':
-			return { status: 'failed', message: 'The recipient wallet rejected the transfer (wallet limit reached)' };
+			return {
+				status: 'failed',
+				message: 'The recipient wallet rejected the transfer (wallet limit reached)',
+			};
 		case '2':
-			return { status: 'failed', message: 'The recipient number is not registered for mobile money' };
+			return {
+				status: 'failed',
+				message: 'The recipient number is not registered for mobile money',
+			};
 		case '3':
 			return undefined;
 		default:
@@ -100,10 +113,13 @@ export class Gateway {
 
 	/** Runs fn later unless the sandbox was reset or closed meanwhile. */
 	private later(ms: number, fn: () => void): void {
-		const timer = setTimeout(() => {
-			this.timers.delete(timer);
-			if (!this.closed) fn();
-		}, Math.min(Math.max(0, ms), MAX_TIMER_MS));
+		const timer = setTimeout(
+			() => {
+				this.timers.delete(timer);
+				if (!this.closed) fn();
+			},
+			Math.min(Math.max(0, ms), MAX_TIMER_MS),
+		);
 		timer.unref();
 		this.timers.add(timer);
 	}
@@ -178,27 +194,46 @@ export class Gateway {
 		const b = requireObjectBody(body);
 		const amount = requireAmount(b, 'amount');
 		const currency = optionalString(b, 'currency') ?? 'KES';
-		if (!/^[A-Z]{3}$/.test(currency)) throw new SandboxError(400, 'INVALID_FIELD', 'currency must be a 3-letter upper-case code such as KES');
+		if (!/^[A-Z]{3}$/.test(currency))
+			throw new SandboxError(
+				400,
+				'INVALID_FIELD',
+				'currency must be a 3-letter upper-case code such as KES',
+			);
 		const description = requireString(b, 'description');
 		const callbackUrl = requireHttpUrl(requireString(b, 'callbackUrl'), 'callbackUrl');
 		const key = requireString(b, 'key');
 		if (!/^[A-Za-z0-9]+$/.test(key)) {
-			throw new SandboxError(400, 'INVALID_FIELD', 'key must be alphanumeric only (no "-", "/", "*", "+", "\\" or spaces)');
+			throw new SandboxError(
+				400,
+				'INVALID_FIELD',
+				'key must be alphanumeric only (no "-", "/", "*", "+", "\\" or spaces)',
+			);
 		}
-		if (key.length > 64) throw new SandboxError(400, 'INVALID_FIELD', 'key must be at most 64 characters (8-12 recommended)');
+		if (key.length > 64)
+			throw new SandboxError(
+				400,
+				'INVALID_FIELD',
+				'key must be at most 64 characters (8-12 recommended)',
+			);
 		const returnUrlRaw = optionalString(b, 'returnUrl');
 		const returnUrl = returnUrlRaw ? requireHttpUrl(returnUrlRaw, 'returnUrl') : null;
 		let expiresInMinutes = 30;
 		if (b.expiresAt !== undefined && b.expiresAt !== null) {
 			if (typeof b.expiresAt !== 'number' || !Number.isFinite(b.expiresAt) || b.expiresAt <= 0) {
-				throw new SandboxError(400, 'INVALID_FIELD', 'expiresAt must be a number of minutes greater than 0');
+				throw new SandboxError(
+					400,
+					'INVALID_FIELD',
+					'expiresAt must be a number of minutes greater than 0',
+				);
 			}
 			expiresInMinutes = b.expiresAt;
 		}
 		let billing: Record<string, unknown> = {};
 		let customData: unknown = null;
 		if (b.payload !== undefined && b.payload !== null) {
-			if (!isObject(b.payload)) throw new SandboxError(400, 'INVALID_FIELD', 'payload must be an object');
+			if (!isObject(b.payload))
+				throw new SandboxError(400, 'INVALID_FIELD', 'payload must be an object');
 			if (b.payload.billingAddress !== undefined && b.payload.billingAddress !== null) {
 				if (!isObject(b.payload.billingAddress)) {
 					throw new SandboxError(400, 'INVALID_FIELD', 'payload.billingAddress must be an object');
@@ -211,7 +246,11 @@ export class Gateway {
 		for (const field of BILLING_FIELDS) {
 			const value = billing[field];
 			if (value !== undefined && value !== null && typeof value !== 'string') {
-				throw new SandboxError(400, 'INVALID_FIELD', `payload.billingAddress.${field} must be a string`);
+				throw new SandboxError(
+					400,
+					'INVALID_FIELD',
+					`payload.billingAddress.${field} must be a string`,
+				);
 			}
 			billingAddress[field] = value ?? '';
 		}
@@ -224,15 +263,26 @@ export class Gateway {
 		}
 		let authenticationRedirectUrl: string | null = null;
 		if (b.metadata !== undefined && b.metadata !== null) {
-			if (!isObject(b.metadata)) throw new SandboxError(400, 'INVALID_FIELD', 'metadata must be an object');
-			const url = optionalString(b.metadata, 'authenticationRedirectUrl', 'metadata.authenticationRedirectUrl');
-			if (url) authenticationRedirectUrl = requireHttpUrl(url, 'metadata.authenticationRedirectUrl');
+			if (!isObject(b.metadata))
+				throw new SandboxError(400, 'INVALID_FIELD', 'metadata must be an object');
+			const url = optionalString(
+				b.metadata,
+				'authenticationRedirectUrl',
+				'metadata.authenticationRedirectUrl',
+			);
+			if (url)
+				authenticationRedirectUrl = requireHttpUrl(url, 'metadata.authenticationRedirectUrl');
 		}
 		const existing = this.intentsByKey.get(key);
 		if (existing) {
-			throw new SandboxError(409, 'DUPLICATE_KEY', `key "${key}" is already used by payment intent ${existing.reference}`, {
-				reference: existing.reference,
-			});
+			throw new SandboxError(
+				409,
+				'DUPLICATE_KEY',
+				`key "${key}" is already used by payment intent ${existing.reference}`,
+				{
+					reference: existing.reference,
+				},
+			);
 		}
 		const now = Date.now();
 		const intent: Intent = {
@@ -266,14 +316,20 @@ export class Gateway {
 	/** Looks an intent up by reference or by merchant key. */
 	findIntent(referenceOrKey: string): Intent {
 		const intent = this.intents.get(referenceOrKey) ?? this.intentsByKey.get(referenceOrKey);
-		if (!intent) throw new SandboxError(404, 'NOT_FOUND', `No payment intent with reference or key "${referenceOrKey}"`);
+		if (!intent)
+			throw new SandboxError(
+				404,
+				'NOT_FOUND',
+				`No payment intent with reference or key "${referenceOrKey}"`,
+			);
 		return intent;
 	}
 
 	/** Looks an intent up by reference only: /pay/{intentId}/... paths take the reference. */
 	findByReference(reference: string): Intent {
 		const intent = this.intents.get(reference);
-		if (!intent) throw new SandboxError(404, 'NOT_FOUND', `No payment intent with reference "${reference}"`);
+		if (!intent)
+			throw new SandboxError(404, 'NOT_FOUND', `No payment intent with reference "${reference}"`);
 		return intent;
 	}
 
@@ -294,7 +350,11 @@ export class Gateway {
 				details: last ? (last.card ? { ...last.card } : { mobile: last.mobile ?? null }) : null,
 			},
 			key: intent.key,
-			attempts: attempts.map((a) => ({ reference: a.reference, provider: a.provider, status: a.status })),
+			attempts: attempts.map((a) => ({
+				reference: a.reference,
+				provider: a.provider,
+				status: a.status,
+			})),
 			refundedAmount: intent.refundedAmount,
 			createdAt: intent.createdAt,
 			expiresAt: new Date(intent.expiresAtMs).toISOString(),
@@ -309,10 +369,18 @@ export class Gateway {
 	/** An intent can take a new attempt only while open: not paid, not expired, nothing in flight. */
 	private assertPayable(intent: Intent): void {
 		if (intent.status === 'COMPLETED') {
-			throw new SandboxError(422, 'ALREADY_PAID', `Payment intent ${intent.reference} is already paid`);
+			throw new SandboxError(
+				422,
+				'ALREADY_PAID',
+				`Payment intent ${intent.reference} is already paid`,
+			);
 		}
 		if (this.expired(intent)) {
-			throw new SandboxError(422, 'INTENT_EXPIRED', `Payment intent ${intent.reference} has expired; create a new intent`);
+			throw new SandboxError(
+				422,
+				'INTENT_EXPIRED',
+				`Payment intent ${intent.reference} has expired; create a new intent`,
+			);
 		}
 		const last = intent.attempts[intent.attempts.length - 1];
 		if (last && last.status === 'PENDING') {
@@ -328,7 +396,12 @@ export class Gateway {
 		if (intent.status === 'COMPLETED') return;
 		const last = intent.attempts[intent.attempts.length - 1];
 		if (last && last.status === 'PENDING') {
-			this.settle(intent, last, 'FAILED', 'The payer did not answer before the payment request expired');
+			this.settle(
+				intent,
+				last,
+				'FAILED',
+				'The payer did not answer before the payment request expired',
+			);
 			return;
 		}
 		if (intent.status === 'PENDING' && intent.attempts.length === 0) {
@@ -341,7 +414,12 @@ export class Gateway {
 	}
 
 	/** Moves an attempt (and its intent) to a final status, wakes long polls and fires the callback. */
-	private settle(intent: Intent, attempt: Attempt, status: 'COMPLETED' | 'FAILED', message: string): void {
+	private settle(
+		intent: Intent,
+		attempt: Attempt,
+		status: 'COMPLETED' | 'FAILED',
+		message: string,
+	): void {
 		if (attempt.status !== 'PENDING') return;
 		attempt.status = status;
 		attempt.message = message;
@@ -375,10 +453,17 @@ export class Gateway {
 		}
 		const last = intent.attempts[intent.attempts.length - 1];
 		if (!last || last.status !== 'PENDING') {
-			throw new SandboxError(422, 'NOT_PENDING', `Payment intent ${intent.reference} has no payment attempt waiting for a result`);
+			throw new SandboxError(
+				422,
+				'NOT_PENDING',
+				`Payment intent ${intent.reference} has no payment attempt waiting for a result`,
+			);
 		}
 		const message =
-			optionalString(b, 'message') ?? (status === 'COMPLETED' ? 'Payment completed' : 'Payment failed (resolved by hand in the sandbox)');
+			optionalString(b, 'message') ??
+			(status === 'COMPLETED'
+				? 'Payment completed'
+				: 'Payment failed (resolved by hand in the sandbox)');
 		this.settle(intent, last, status, message);
 		return intent;
 	}
@@ -386,9 +471,13 @@ export class Gateway {
 	// ---- mobile money -------------------------------------------------------------------
 
 	/** Starts a mobile money payment; the simulated payer answers after pinDelayMs. */
-	processMobile(intent: Intent, body: Record<string, unknown>): { attempt: Attempt; result: Record<string, unknown> } {
+	processMobile(
+		intent: Intent,
+		body: Record<string, unknown>,
+	): { attempt: Attempt; result: Record<string, unknown> } {
 		const network = requireNetwork(body.type, 'type');
-		if (!isObject(body.payment)) throw new SandboxError(400, 'MISSING_FIELD', 'payment.mobile is required');
+		if (!isObject(body.payment))
+			throw new SandboxError(400, 'MISSING_FIELD', 'payment.mobile is required');
 		const mobile = requireMobile(body.payment.mobile, network, 'payment.mobile');
 		this.assertPayable(intent);
 		const attempt: Attempt = {
@@ -407,7 +496,9 @@ export class Gateway {
 		this.notify(intent.reference);
 		const outcome = payerOutcome(mobile);
 		if (outcome) {
-			this.later(this.options.pinDelayMs, () => this.settle(intent, attempt, outcome.status as 'COMPLETED' | 'FAILED', outcome.message));
+			this.later(this.options.pinDelayMs, () =>
+				this.settle(intent, attempt, outcome.status as 'COMPLETED' | 'FAILED', outcome.message),
+			);
 		}
 		return { attempt, result: this.mobileResult(intent, attempt) };
 	}
@@ -474,9 +565,15 @@ export class Gateway {
 	/** Enrolment check: the test card decides the action. */
 	enroll(intent: Intent, body: unknown): Record<string, unknown> {
 		const b = requireObjectBody(body);
-		if (!isObject(b.deviceInformation)) throw new SandboxError(400, 'MISSING_FIELD', 'deviceInformation is required (an object)');
+		if (!isObject(b.deviceInformation))
+			throw new SandboxError(400, 'MISSING_FIELD', 'deviceInformation is required (an object)');
 		const info = b.deviceInformation;
-		const numbers = ['httpBrowserColorDepth', 'httpBrowserScreenHeight', 'httpBrowserScreenWidth', 'httpBrowserTimeDifference'];
+		const numbers = [
+			'httpBrowserColorDepth',
+			'httpBrowserScreenHeight',
+			'httpBrowserScreenWidth',
+			'httpBrowserTimeDifference',
+		];
 		for (const field of numbers) {
 			if (info[field] !== undefined && typeof info[field] !== 'number') {
 				throw new SandboxError(400, 'INVALID_FIELD', `deviceInformation.${field} must be a number`);
@@ -484,14 +581,27 @@ export class Gateway {
 		}
 		for (const field of ['httpBrowserJavaEnabled', 'httpBrowserJavaScriptEnabled']) {
 			if (info[field] !== undefined && typeof info[field] !== 'boolean') {
-				throw new SandboxError(400, 'INVALID_FIELD', `deviceInformation.${field} must be a boolean`);
+				throw new SandboxError(
+					400,
+					'INVALID_FIELD',
+					`deviceInformation.${field} must be a boolean`,
+				);
 			}
 		}
 		if (info.httpBrowserLanguage !== undefined && typeof info.httpBrowserLanguage !== 'string') {
-			throw new SandboxError(400, 'INVALID_FIELD', 'deviceInformation.httpBrowserLanguage must be a string');
+			throw new SandboxError(
+				400,
+				'INVALID_FIELD',
+				'deviceInformation.httpBrowserLanguage must be a string',
+			);
 		}
 		const card = intent.card;
-		if (!card) throw new SandboxError(422, 'NO_CARD', `Payment intent ${intent.reference} has no card yet; call /pay/${intent.reference}/cspaToken first`);
+		if (!card)
+			throw new SandboxError(
+				422,
+				'NO_CARD',
+				`Payment intent ${intent.reference} has no card yet; call /pay/${intent.reference}/cspaToken first`,
+			);
 		this.assertPayable(intent);
 		if (card.behaviour === 'enrollFail') {
 			card.enrollAction = 'FAILED';
@@ -501,7 +611,11 @@ export class Gateway {
 			card.enrollAction = 'AUTHENTICATE';
 			card.stepUp = 'pending';
 			card.stepUpToken = `sandbox-stepup.${randomBytes(24).toString('base64url')}`;
-			return { action: 'AUTHENTICATE', accessToken: card.stepUpToken, stepUpUrl: `${this.options.baseUrl()}/sandbox/3ds/step-up` };
+			return {
+				action: 'AUTHENTICATE',
+				accessToken: card.stepUpToken,
+				stepUpUrl: `${this.options.baseUrl()}/sandbox/3ds/step-up`,
+			};
 		}
 		card.enrollAction = 'MAKE_PAYMENT';
 		return { action: 'MAKE_PAYMENT' };
@@ -516,9 +630,14 @@ export class Gateway {
 	}
 
 	/** Records the cardholder's step-up decision; a missing or wrong MD fails the authentication. */
-	decideStepUp(intent: Intent, md: string | undefined, decision: 'approve' | 'decline'): 'approved' | 'declined' | 'failed' {
+	decideStepUp(
+		intent: Intent,
+		md: string | undefined,
+		decision: 'approve' | 'decline',
+	): 'approved' | 'declined' | 'failed' {
 		const card = intent.card;
-		if (!card || card.stepUp !== 'pending') return card?.stepUp === 'approved' ? 'approved' : 'failed';
+		if (!card || card.stepUp !== 'pending')
+			return card?.stepUp === 'approved' ? 'approved' : 'failed';
 		if (!md || md !== intent.reference) card.stepUp = 'failed';
 		else card.stepUp = decision === 'approve' ? 'approved' : 'declined';
 		return card.stepUp;
@@ -527,8 +646,18 @@ export class Gateway {
 	/** Card payment: synchronous, COMPLETED or FAILED with the reason in message. */
 	processCard(intent: Intent): Record<string, unknown> {
 		const card = intent.card;
-		if (!card) throw new SandboxError(422, 'NO_CARD', `Payment intent ${intent.reference} has no card; call /pay/${intent.reference}/cspaToken first`);
-		if (!card.enrollAction) throw new SandboxError(422, 'NOT_ENROLLED', `Call /pay/${intent.reference}/enroll before processing a card payment`);
+		if (!card)
+			throw new SandboxError(
+				422,
+				'NO_CARD',
+				`Payment intent ${intent.reference} has no card; call /pay/${intent.reference}/cspaToken first`,
+			);
+		if (!card.enrollAction)
+			throw new SandboxError(
+				422,
+				'NOT_ENROLLED',
+				`Call /pay/${intent.reference}/enroll before processing a card payment`,
+			);
 		this.assertPayable(intent);
 		let status: 'COMPLETED' | 'FAILED' = 'COMPLETED';
 		let message = 'Card payment completed';
@@ -581,11 +710,20 @@ export class Gateway {
 		let amount: number | undefined;
 		if (b.amount !== undefined && b.amount !== null) amount = requireAmount(b, 'amount');
 		if (intent.status !== 'COMPLETED') {
-			throw new SandboxError(422, 'NOT_REFUNDABLE', `Payment intent ${intent.reference} is ${intent.status}; only completed payments can be refunded`);
+			throw new SandboxError(
+				422,
+				'NOT_REFUNDABLE',
+				`Payment intent ${intent.reference} is ${intent.status}; only completed payments can be refunded`,
+			);
 		}
 		const refundable = round2(intent.amount - intent.refundedAmount - intent.reservedRefundAmount);
 		if (refundable <= 0) {
-			throw new SandboxError(422, 'FULLY_REFUNDED', `Payment intent ${intent.reference} is already fully refunded`, { refundable: 0 });
+			throw new SandboxError(
+				422,
+				'FULLY_REFUNDED',
+				`Payment intent ${intent.reference} is already fully refunded`,
+				{ refundable: 0 },
+			);
 		}
 		const value = amount ?? refundable;
 		if (value > refundable) {
@@ -615,7 +753,8 @@ export class Gateway {
 			settledAt: outcome.status === 'PENDING' ? null : new Date().toISOString(),
 		};
 		this.refunds.push(refund);
-		if (outcome.status === 'COMPLETED') intent.refundedAmount = round2(intent.refundedAmount + value);
+		if (outcome.status === 'COMPLETED')
+			intent.refundedAmount = round2(intent.refundedAmount + value);
 		if (outcome.status === 'PENDING') {
 			intent.reservedRefundAmount = round2(intent.reservedRefundAmount + value);
 			this.later(this.options.pinDelayMs, () => {
@@ -651,15 +790,30 @@ export class Gateway {
 		const b = requireObjectBody(body);
 		const amount = requireAmount(b, 'amount');
 		const method = requireNetwork(b.method, 'method');
-		if (!isObject(b.details)) throw new SandboxError(400, 'MISSING_FIELD', 'details is required (an object with to and accountType)');
+		if (!isObject(b.details))
+			throw new SandboxError(
+				400,
+				'MISSING_FIELD',
+				'details is required (an object with to and accountType)',
+			);
 		const to = requireMobile(b.details.to, method, 'details.to');
 		const accountType = requireString(b.details, 'accountType', 'details.accountType');
-		if (accountType !== 'MOBILE') throw new SandboxError(400, 'INVALID_FIELD', 'details.accountType must be "MOBILE"');
+		if (accountType !== 'MOBILE')
+			throw new SandboxError(400, 'INVALID_FIELD', 'details.accountType must be "MOBILE"');
 		const currency = requireString(b, 'currency');
-		if (!/^[A-Z]{3}$/.test(currency)) throw new SandboxError(400, 'INVALID_FIELD', 'currency must be a 3-letter upper-case code such as KES');
+		if (!/^[A-Z]{3}$/.test(currency))
+			throw new SandboxError(
+				400,
+				'INVALID_FIELD',
+				'currency must be a 3-letter upper-case code such as KES',
+			);
 		const key = optionalString(b, 'key');
 		if (key !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(key)) {
-			throw new SandboxError(400, 'INVALID_FIELD', 'key must be 1-64 characters: letters, digits, "-" or "_"');
+			throw new SandboxError(
+				400,
+				'INVALID_FIELD',
+				'key must be 1-64 characters: letters, digits, "-" or "_"',
+			);
 		}
 		const info = networkInfo(method as MobileNetwork);
 		if (amount < info.minimumAmount || amount > info.maximumAmount) {
@@ -673,10 +827,15 @@ export class Gateway {
 		if (key !== undefined) {
 			const existing = this.disbursementsByKey.get(key);
 			if (existing) {
-				throw new SandboxError(409, 'DUPLICATE_KEY', `key "${key}" is already used by disbursement ${existing.id}`, {
-					id: existing.id,
-					status: existing.status,
-				});
+				throw new SandboxError(
+					409,
+					'DUPLICATE_KEY',
+					`key "${key}" is already used by disbursement ${existing.id}`,
+					{
+						id: existing.id,
+						status: existing.status,
+					},
+				);
 			}
 		}
 		const id = `dsb_${randomBytes(8).toString('hex')}`;
@@ -695,7 +854,13 @@ export class Gateway {
 			settledAt: null,
 			attempts: [],
 		};
-		disbursement.attempts.push({ id: `${id}_1`, status: 'pending', amount, key: disbursement.key, method });
+		disbursement.attempts.push({
+			id: `${id}_1`,
+			status: 'pending',
+			amount,
+			key: disbursement.key,
+			method,
+		});
 		this.disbursements.set(id, disbursement);
 		this.disbursementsByKey.set(disbursement.key, disbursement);
 		const outcome = disbursementOutcome(to);

@@ -89,7 +89,8 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 
 /** The body as an object, or a 400 saying it must be one. */
 export function requireObjectBody(body: unknown): Record<string, unknown> {
-	if (!isObject(body)) throw new SandboxError(400, 'INVALID_BODY', 'Request body must be a JSON object');
+	if (!isObject(body))
+		throw new SandboxError(400, 'INVALID_BODY', 'Request body must be a JSON object');
 	return body;
 }
 
@@ -99,22 +100,29 @@ export function requireString(obj: Record<string, unknown>, field: string, path 
 	if (value === undefined || value === null || value === '') {
 		throw new SandboxError(400, 'MISSING_FIELD', `${path} is required`);
 	}
-	if (typeof value !== 'string') throw new SandboxError(400, 'INVALID_FIELD', `${path} must be a string`);
+	if (typeof value !== 'string')
+		throw new SandboxError(400, 'INVALID_FIELD', `${path} must be a string`);
 	return value;
 }
 
 /** An optional string field (undefined when absent). */
-export function optionalString(obj: Record<string, unknown>, field: string, path = field): string | undefined {
+export function optionalString(
+	obj: Record<string, unknown>,
+	field: string,
+	path = field,
+): string | undefined {
 	const value = obj[field];
 	if (value === undefined || value === null) return undefined;
-	if (typeof value !== 'string') throw new SandboxError(400, 'INVALID_FIELD', `${path} must be a string`);
+	if (typeof value !== 'string')
+		throw new SandboxError(400, 'INVALID_FIELD', `${path} must be a string`);
 	return value;
 }
 
 /** A positive finite amount. */
 export function requireAmount(obj: Record<string, unknown>, field: string, path = field): number {
 	const value = obj[field];
-	if (value === undefined || value === null) throw new SandboxError(400, 'MISSING_FIELD', `${path} is required`);
+	if (value === undefined || value === null)
+		throw new SandboxError(400, 'MISSING_FIELD', `${path} is required`);
 	if (typeof value !== 'number' || !Number.isFinite(value)) {
 		throw new SandboxError(400, 'INVALID_FIELD', `${path} must be a number`);
 	}

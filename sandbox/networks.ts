@@ -83,7 +83,13 @@ const NETWORK_INFO: NetworkInfo[] = [
 
 /** The charges endpoint's data: networks (logo served by the sandbox) and fee tiers. */
 export function chargesTable(baseUrl: string): {
-	networks: Array<{ id: string; name: string; logo: string; minimumAmount: number; maximumAmount: number }>;
+	networks: Array<{
+		id: string;
+		name: string;
+		logo: string;
+		minimumAmount: number;
+		maximumAmount: number;
+	}>;
 	charges: Array<{ networkId: string; amount: number; charges: number }>;
 } {
 	return {
@@ -94,7 +100,9 @@ export function chargesTable(baseUrl: string): {
 			minimumAmount: n.minimumAmount,
 			maximumAmount: n.maximumAmount,
 		})),
-		charges: NETWORK_INFO.flatMap((n) => n.tiers.map(([amount, fee]) => ({ networkId: n.id, amount, charges: fee }))),
+		charges: NETWORK_INFO.flatMap((n) =>
+			n.tiers.map(([amount, fee]) => ({ networkId: n.id, amount, charges: fee })),
+		),
 	};
 }
 
@@ -114,16 +122,22 @@ export function networkInfo(network: MobileNetwork): NetworkInfo {
 
 /** Validates a network name field. */
 export function requireNetwork(value: unknown, path: string): MobileNetwork {
-	if (typeof value !== 'string' || value === '') throw new SandboxError(400, 'MISSING_FIELD', `${path} is required`);
+	if (typeof value !== 'string' || value === '')
+		throw new SandboxError(400, 'MISSING_FIELD', `${path} is required`);
 	if (!(NETWORKS as readonly string[]).includes(value)) {
-		throw new SandboxError(400, 'INVALID_FIELD', `${path} must be one of ${NETWORKS.join(', ')} (got "${value}")`);
+		throw new SandboxError(
+			400,
+			'INVALID_FIELD',
+			`${path} must be one of ${NETWORKS.join(', ')} (got "${value}")`,
+		);
 	}
 	return value as MobileNetwork;
 }
 
 /** Validates a mobile number the way the gateway expects it: digits only, a country code the network serves, 9 national digits. */
 export function requireMobile(value: unknown, network: MobileNetwork, path: string): string {
-	if (typeof value !== 'string' || value === '') throw new SandboxError(400, 'MISSING_FIELD', `${path} is required`);
+	if (typeof value !== 'string' || value === '')
+		throw new SandboxError(400, 'MISSING_FIELD', `${path} is required`);
 	if (!/^\d{10,15}$/.test(value)) {
 		throw new SandboxError(
 			400,
@@ -141,14 +155,23 @@ export function requireMobile(value: unknown, network: MobileNetwork, path: stri
 		);
 	}
 	if (value.length - code.length !== 9) {
-		throw new SandboxError(400, 'INVALID_FIELD', `${path} must have 9 digits after the country code ${code}`);
+		throw new SandboxError(
+			400,
+			'INVALID_FIELD',
+			`${path} must have 9 digits after the country code ${code}`,
+		);
 	}
 	return value;
 }
 
 /** A simple logo per network, so the charges table's logo addresses resolve without network access. */
 export function logoSvg(id: string): string | undefined {
-	const colours: Record<string, string> = { mpesa: '#4caf50', airtel: '#e4002b', mtn: '#ffcc00', tigopesa: '#00377b' };
+	const colours: Record<string, string> = {
+		mpesa: '#4caf50',
+		airtel: '#e4002b',
+		mtn: '#ffcc00',
+		tigopesa: '#00377b',
+	};
 	const colour = colours[id];
 	if (!colour) return undefined;
 	return `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="12" fill="${colour}"/><text x="32" y="38" font-family="sans-serif" font-size="12" text-anchor="middle" fill="#fff">${id.toUpperCase()}</text></svg>`;

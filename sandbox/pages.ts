@@ -3,7 +3,10 @@ import type { Intent } from './types';
 
 /** Escapes text for HTML. */
 export function esc(value: string): string {
-	return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+	return value.replace(
+		/[&<>"']/g,
+		(c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+	);
 }
 
 function page(title: string, body: string, head = ''): string {
@@ -15,7 +18,11 @@ function page(title: string, body: string, head = ''): string {
  * message's origin is this sandbox's own origin, and its data is a JSON string (as Cardinal sends it).
  */
 export function collectPage(sessionId: string, status: boolean): string {
-	const message = JSON.stringify({ MessageType: 'profile.completed', 'Session Id': sessionId, Status: status });
+	const message = JSON.stringify({
+		MessageType: 'profile.completed',
+		'Session Id': sessionId,
+		Status: status,
+	});
 	return page(
 		'Device data collection',
 		`<p>Sandbox device data collection.</p><script>window.parent.postMessage(${JSON.stringify(message)}, '*');</script>`,
@@ -23,8 +30,15 @@ export function collectPage(sessionId: string, status: boolean): string {
 }
 
 /** Step-up page: the cardholder approves or declines. */
-export function stepUpPage(jwt: string, md: string, intent: Intent | undefined, problem?: string): string {
-	const what = intent ? `${esc(String(intent.amount))} ${esc(intent.currency)} — ${esc(intent.description)}` : 'unknown payment';
+export function stepUpPage(
+	jwt: string,
+	md: string,
+	intent: Intent | undefined,
+	problem?: string,
+): string {
+	const what = intent
+		? `${esc(String(intent.amount))} ${esc(intent.currency)} — ${esc(intent.description)}`
+		: 'unknown payment';
 	const card = intent?.card ? `${esc(intent.card.brand)} ending ${esc(intent.card.last4)}` : '';
 	return page(
 		'3-D Secure authentication',
@@ -38,7 +52,10 @@ export function stepUpPage(jwt: string, md: string, intent: Intent | undefined, 
 
 /** Result page after a step-up decision when there is no redirect URL. */
 export function stepUpDonePage(outcome: string): string {
-	return page('3-D Secure result', `<h1>Authentication ${esc(outcome)}</h1><p>You can close this window.</p>`);
+	return page(
+		'3-D Secure result',
+		`<h1>Authentication ${esc(outcome)}</h1><p>You can close this window.</p>`,
+	);
 }
 
 /** Hosted checkout: pay by mobile money or card. */
@@ -72,7 +89,10 @@ export function checkoutWaitingPage(intent: Intent): string {
 
 /** Final page when there is no returnUrl. */
 export function checkoutDonePage(intent: Intent): string {
-	return page('Payment result', `<h1>Payment ${esc(intent.status.toLowerCase())}</h1><p>${esc(intent.message)}</p>`);
+	return page(
+		'Payment result',
+		`<h1>Payment ${esc(intent.status.toLowerCase())}</h1><p>${esc(intent.message)}</p>`,
+	);
 }
 
 /** Step-up inside the checkout (the challenge card). */

@@ -1,6 +1,12 @@
 // The sandbox HTTP server: routing, authentication, fault injection, long polling and the request log.
 // Only node:http and node:crypto; listens on loopback by default.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
+import {
+	createHash,
+	createPrivateKey,
+	createPublicKey,
+	generateKeyPairSync,
+	timingSafeEqual,
+} from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -32,7 +38,14 @@ import {
 	stepUpDonePage,
 	stepUpPage,
 } from './pages';
-import type { FaultRule, Intent, RequestLogEntry, SandboxHandle, SandboxMerchant, SandboxOptions } from './types';
+import type {
+	FaultRule,
+	Intent,
+	RequestLogEntry,
+	SandboxHandle,
+	SandboxMerchant,
+	SandboxOptions,
+} from './types';
 
 /** Fixed default credentials, so README examples work as written; override with options or env in the CLI. */
 export const DEFAULT_CREDENTIALS = {
@@ -85,7 +98,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	} else {
 		privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
 	}
-	const publicKeyPem = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
+	const publicKeyPem = createPublicKey(privateKey)
+		.export({ type: 'spki', format: 'pem' })
+		.toString();
 	const log = (line: string): void => {
 		if (!quiet) process.stderr.write(`[sandbox] ${line}\n`);
 	};
@@ -123,7 +138,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const requireBasic = (req: IncomingMessage, tokenId: string): void => {
 		const header = req.headers.authorization;
 		if (!header || !/^Basic\s+/i.test(header)) {
-			throw new SandboxError(401, 'UNAUTHORIZED', 'Authorization: Basic <base64(clientId:clientSecret)> header is required');
+			throw new SandboxError(
+				401,
+				'UNAUTHORIZED',
+				'Authorization: Basic <base64(clientId:clientSecret)> header is required',
+			);
 		}
 		const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
 		const colon = decoded.indexOf(':');
@@ -131,9 +150,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const secret = colon >= 0 ? decoded.slice(colon + 1) : '';
 		const idOk = safeEqual(id, credentials.clientId);
 		const secretOk = safeEqual(secret, credentials.clientSecret);
-		if (!idOk || !secretOk) throw new SandboxError(401, 'UNAUTHORIZED', 'clientId or clientSecret is wrong');
+		if (!idOk || !secretOk)
+			throw new SandboxError(401, 'UNAUTHORIZED', 'clientId or clientSecret is wrong');
 		if (!safeEqual(tokenId, credentials.tokenId)) {
-			throw new SandboxError(401, 'UNAUTHORIZED', 'tokenId in the path does not belong to this merchant');
+			throw new SandboxError(
+				401,
+				'UNAUTHORIZED',
+				'tokenId in the path does not belong to this merchant',
+			);
 		}
 	};
 
@@ -141,7 +165,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const header = req.headers['x-api-key'];
 		const value = Array.isArray(header) ? header[0] : header;
 		if (!value) throw new SandboxError(401, 'UNAUTHORIZED', 'X-API-KEY header is required');
-		if (!safeEqual(value, credentials.apiKey)) throw new SandboxError(401, 'UNAUTHORIZED', 'X-API-KEY is wrong');
+		if (!safeEqual(value, credentials.apiKey))
+			throw new SandboxError(401, 'UNAUTHORIZED', 'X-API-KEY is wrong');
 	};
 
 	// ---- API handlers -------------------------------------------------------------------
@@ -174,9 +199,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		return envelope(gateway.statusRecord(intent, intent.reference === id));
 	};
 
-	const cspaToken: Handler = (ctx) => envelope(gateway.cspaToken(gateway.findByReference(ctx.params[0]), ctx.body));
+	const cspaToken: Handler = (ctx) =>
+		envelope(gateway.cspaToken(gateway.findByReference(ctx.params[0]), ctx.body));
 
-	const enroll: Handler = (ctx) => envelope(gateway.enroll(gateway.findByReference(ctx.params[0]), ctx.body));
+	const enroll: Handler = (ctx) =>
+		envelope(gateway.enroll(gateway.findByReference(ctx.params[0]), ctx.body));
 
 	const processPayment: Handler = async (ctx) => {
 		const intent = gateway.findByReference(ctx.params[0]);
@@ -193,14 +220,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const refund: Handler = (ctx) => {
 		requireApiKey(ctx.req);
 		const r = gateway.refund(gateway.findIntent(ctx.params[0]), ctx.body);
-		return envelope({ status: r.status, message: r.message, id: r.id, amount: r.amount, reference: r.reference, key: r.key });
+		return envelope({
+			status: r.status,
+			message: r.message,
+			id: r.id,
+			amount: r.amount,
+			reference: r.reference,
+			key: r.key,
+		});
 	};
 
 	const createDisbursement: Handler = (ctx) => {
 		requireApiKey(ctx.req);
 		const d = gateway.createDisbursement(ctx.body);
 		// "success" here means accepted, as the interface shows; the payout's own result is in the status record.
-		return envelope({ message: 'Disbursement accepted', id: d.id, key: d.key, status: 'success', charges: d.fee });
+		return envelope({
+			message: 'Disbursement accepted',
+			id: d.id,
+			key: d.key,
+			status: 'success',
+			charges: d.fee,
+		});
 	};
 
 	const charges: Handler = (ctx) => {
@@ -235,14 +275,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	const afterStepUp = (intent: Intent, outcome: string): Reply =>
 		intent.authenticationRedirectUrl
-			? redirect(withQuery(intent.authenticationRedirectUrl, { reference: intent.reference, authentication: outcome }))
+			? redirect(
+					withQuery(intent.authenticationRedirectUrl, {
+						reference: intent.reference,
+						authentication: outcome,
+					}),
+				)
 			: html(stepUpDonePage(outcome));
 
 	const stepUp: Handler = (ctx) => {
 		const jwt = formField(ctx.body, 'JWT');
 		const md = formField(ctx.body, 'MD');
 		const intent = jwt ? gateway.findByStepUpToken(jwt) : undefined;
-		if (!jwt || !intent) return html(stepUpPage('', md ?? '', undefined, 'Unknown or missing JWT: start again from enroll'), 400);
+		if (!jwt || !intent)
+			return html(
+				stepUpPage('', md ?? '', undefined, 'Unknown or missing JWT: start again from enroll'),
+				400,
+			);
 		if (!md || md !== intent.reference) {
 			// The interface: a step-up submission without MD makes the payment fail.
 			gateway.decideStepUp(intent, md, 'decline');
@@ -263,19 +312,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	const finalCheckout = (intent: Intent): Reply =>
 		intent.returnUrl
-			? redirect(withQuery(intent.returnUrl, { reference: intent.reference, status: intent.status }))
+			? redirect(
+					withQuery(intent.returnUrl, { reference: intent.reference, status: intent.status }),
+				)
 			: html(checkoutDonePage(intent));
 
 	const checkoutView: Handler = (ctx) => {
 		const intent = gateway.findByReference(ctx.params[0]);
 		const last = intent.attempts[intent.attempts.length - 1];
-		if (intent.status === 'COMPLETED' || Date.now() >= intent.expiresAtMs) return finalCheckout(intent);
+		if (intent.status === 'COMPLETED' || Date.now() >= intent.expiresAtMs)
+			return finalCheckout(intent);
 		if (last && last.status === 'PENDING') return html(checkoutWaitingPage(intent));
 		return html(checkoutPage(intent, intent.status === 'FAILED' ? intent.message : undefined));
 	};
 
 	const checkoutFail = (intent: Intent, error: unknown): Reply => {
-		if (error instanceof SandboxError) return html(checkoutPage(intent, error.message), error.status);
+		if (error instanceof SandboxError)
+			return html(checkoutPage(intent, error.message), error.status);
 		throw error;
 	};
 
@@ -299,7 +352,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				cc_cvv: formField(ctx.body, 'cc_cvv'),
 				cc_name: formField(ctx.body, 'cc_name'),
 			};
-			const token = gateway.cspaToken(intent, { type: 'CARDS', payment }) as { paToken: { accessToken: string } };
+			const token = gateway.cspaToken(intent, { type: 'CARDS', payment }) as {
+				paToken: { accessToken: string };
+			};
 			gateway.collectDeviceData(token.paToken.accessToken);
 			const enrolment = gateway.enroll(intent, { deviceInformation: {} });
 			if (enrolment.action === 'AUTHENTICATE') return html(checkoutStepUpPage(intent));
@@ -313,7 +368,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const checkoutStepUp: Handler = (ctx) => {
 		const intent = gateway.findByReference(ctx.params[0]);
 		try {
-			gateway.decideStepUp(intent, intent.reference, formField(ctx.body, 'decision') === 'approve' ? 'approve' : 'decline');
+			gateway.decideStepUp(
+				intent,
+				intent.reference,
+				formField(ctx.body, 'decision') === 'approve' ? 'approve' : 'decline',
+			);
 			gateway.processCard(intent);
 		} catch (error) {
 			return checkoutFail(intent, error);
@@ -327,7 +386,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		'GET /sandbox/merchant': () => envelope(merchant()),
 		'GET /sandbox/requests': (ctx) => {
 			const since = Number(ctx.query.get('since') ?? 0);
-			return envelope({ requests: requestLog.filter((e) => e.seq > (Number.isFinite(since) ? since : 0)) });
+			return envelope({
+				requests: requestLog.filter((e) => e.seq > (Number.isFinite(since) ? since : 0)),
+			});
 		},
 		'POST /sandbox/reset': () => {
 			gateway.reset();
@@ -339,7 +400,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 		'GET /sandbox/callbacks': () => envelope({ callbacks: callbacks.entries }),
 		'GET /sandbox/ledger': () => envelope(gateway.ledger()),
-		'GET /sandbox/stats': () => envelope({ heldLongPolls: gateway.heldCount(), requests: requestLog.length, callbacks: callbacks.entries.length }),
+		'GET /sandbox/stats': () =>
+			envelope({
+				heldLongPolls: gateway.heldCount(),
+				requests: requestLog.length,
+				callbacks: callbacks.entries.length,
+			}),
 		'GET /sandbox/faults': () => envelope({ rules: faultRules }),
 		'POST /sandbox/faults': (ctx) => {
 			faultRules = parseRules(ctx.body);
@@ -385,7 +451,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		],
 	];
 
-	const route = (method: string, path: string): { handler: Handler; params: string[] } | undefined => {
+	const route = (
+		method: string,
+		path: string,
+	): { handler: Handler; params: string[] } | undefined => {
 		const direct = control[`${method} ${path}`];
 		if (direct) return { handler: direct, params: [] };
 		for (const [m, pattern, handler] of routes) {
@@ -422,11 +491,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			if (!isControl) {
 				let logged: unknown = null;
 				try {
-					logged = raw.trim() === '' ? null : maskSecrets(parseBody(raw, req.headers['content-type']));
+					logged =
+						raw.trim() === '' ? null : maskSecrets(parseBody(raw, req.headers['content-type']));
 				} catch {
 					logged = '<invalid JSON>';
 				}
-				entry = { seq: ++seq, at: new Date().toISOString(), method, path, query: Object.fromEntries(url.searchParams), body: logged };
+				entry = {
+					seq: ++seq,
+					at: new Date().toISOString(),
+					method,
+					path,
+					query: Object.fromEntries(url.searchParams),
+					body: logged,
+				};
 				requestLog.push(entry);
 			}
 			let fault: Fault | undefined;
@@ -446,13 +523,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			}
 			if (fault?.status !== undefined) {
 				if (entry) entry.status = fault.status;
-				write(res, envelope({ message: `Injected fault: HTTP ${fault.status}`, code: 'INJECTED_FAULT' }, fault.status));
+				write(
+					res,
+					envelope(
+						{ message: `Injected fault: HTTP ${fault.status}`, code: 'INJECTED_FAULT' },
+						fault.status,
+					),
+				);
 				return;
 			}
 			const found = route(method, path);
 			if (!found) throw new SandboxError(404, 'NOT_FOUND', `No route for ${method} ${path}`);
 			const body = parseBody(raw, req.headers['content-type']);
-			const reply = await found.handler({ req, method, path, query: url.searchParams, params: found.params, body, signal: abort.signal });
+			const reply = await found.handler({
+				req,
+				method,
+				path,
+				query: url.searchParams,
+				params: found.params,
+				body,
+				signal: abort.signal,
+			});
 			if (entry) entry.status = reply.status;
 			if (fault?.drop === 'after') {
 				log(`${method} ${path} handled, then dropped (fault)`);
@@ -464,7 +555,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		} catch (error) {
 			const reply = errorReply(error);
 			if (entry) entry.status = reply.status;
-			if (reply.status === 500) log(`${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
+			if (reply.status === 500)
+				log(`${method} ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
 			write(res, reply);
 		}
 	};
@@ -485,7 +577,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		});
 	});
 	const address = server.address() as AddressInfo;
-	const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+	const shownHost =
+		host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 	baseUrl = `http://${shownHost}:${address.port}`;
 	log(`listening on ${baseUrl}`);
 

@@ -35,15 +35,21 @@ async function main(): Promise<void> {
 		tokenId: m.tokenId,
 		baseUrl: m.baseUrl,
 	});
-	const apiKeyId = await api.createCredential('Little Pay sandbox (API key)', 'littlePayApiKeyApi', {
-		apiKey: m.apiKey,
-		baseUrl: m.baseUrl,
-		disbursementBaseUrl: '',
-	});
+	const apiKeyId = await api.createCredential(
+		'Little Pay sandbox (API key)',
+		'littlePayApiKeyApi',
+		{
+			apiKey: m.apiKey,
+			baseUrl: m.baseUrl,
+			disbursementBaseUrl: '',
+		},
+	);
 
 	const dir = join(REPO_ROOT, 'examples/workflows');
 	const imported: string[] = [];
-	for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+	for (const file of readdirSync(dir)
+		.filter((f) => f.endsWith('.json'))
+		.sort()) {
 		const text = readFileSync(join(dir, file), 'utf8')
 			.split('{{SANDBOX_PUBLIC_KEY}}')
 			.join(JSON.stringify(m.publicKeyPem).slice(1, -1))
@@ -55,16 +61,26 @@ async function main(): Promise<void> {
 			.join(apiKeyId);
 		const workflow = JSON.parse(text) as Record<string, unknown>;
 		const { id, versionId } = await api.createWorkflow(workflow);
-		const nodes = workflow.nodes as Array<{ type: string; webhookId?: string; parameters: { path?: string; httpMethod?: string } }>;
+		const nodes = workflow.nodes as Array<{
+			type: string;
+			webhookId?: string;
+			parameters: { path?: string; httpMethod?: string };
+		}>;
 		const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
-		const checkout = nodes.find((n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'GET');
+		const checkout = nodes.find(
+			(n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'GET',
+		);
 		if (trigger) {
 			await api.activateWorkflow(id, versionId);
-			imported.push(`${String(workflow.name)} (active; callback URL ${n8n.url}/webhook/${trigger.webhookId}/littlepay)`);
+			imported.push(
+				`${String(workflow.name)} (active; callback URL ${n8n.url}/webhook/${trigger.webhookId}/littlepay)`,
+			);
 		} else if (checkout) {
 			// Webhook-driven examples (the card checkout) only work while active.
 			await api.activateWorkflow(id, versionId);
-			imported.push(`${String(workflow.name)} (active; open ${n8n.url}/webhook/${String(checkout.parameters.path)})`);
+			imported.push(
+				`${String(workflow.name)} (active; open ${n8n.url}/webhook/${String(checkout.parameters.path)})`,
+			);
 		} else {
 			imported.push(String(workflow.name));
 		}

@@ -11,7 +11,12 @@ import axios from 'axios';
 import type { AxiosInstance } from 'axios';
 
 export const REPO_ROOT = resolve(__dirname, '..');
-export const OWNER = { email: 'demo@littlepay.test', password: 'LittlePay-demo1', firstName: 'Demo', lastName: 'Merchant' };
+export const OWNER = {
+	email: 'demo@littlepay.test',
+	password: 'LittlePay-demo1',
+	firstName: 'Demo',
+	lastName: 'Merchant',
+};
 
 export interface N8nInstall {
 	/** The Node binary this n8n runs on (Node 24 for n8n 2.x, this machine's Node for 1.x). */
@@ -59,7 +64,11 @@ export function installPackageInto(userFolder: string): void {
 	cpSync(join(REPO_ROOT, 'dist'), join(target, 'dist'), { recursive: true });
 	writeFileSync(
 		join(userFolder, '.n8n', 'nodes', 'package.json'),
-		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { 'n8n-nodes-littlepay': '*' } }),
+		JSON.stringify({
+			name: 'installed-nodes',
+			private: true,
+			dependencies: { 'n8n-nodes-littlepay': '*' },
+		}),
 	);
 }
 
@@ -71,7 +80,14 @@ export interface N8nServer {
 }
 
 /** Starts n8n with the package loaded and waits until the editor is accessible. */
-export async function startN8n(options: { port?: number; userFolder?: string; env?: Record<string, string>; version?: string } = {}): Promise<N8nServer> {
+export async function startN8n(
+	options: {
+		port?: number;
+		userFolder?: string;
+		env?: Record<string, string>;
+		version?: string;
+	} = {},
+): Promise<N8nServer> {
 	const version = options.version ?? DEFAULT_N8N_VERSION;
 	const { node, n8nBin } = ensureN8nInstalled(version);
 	const port = options.port ?? (await freePort());
@@ -103,7 +119,11 @@ export async function startN8n(options: { port?: number; userFolder?: string; en
 		...options.env,
 	};
 	let output = '';
-	const child: ChildProcess = spawn(node, [n8nBin, 'start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child: ChildProcess = spawn(node, [n8nBin, 'start'], {
+		env,
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	const exited = new Promise<void>((res) => child.once('exit', () => res()));
@@ -153,7 +173,8 @@ export class N8nApi {
 	}
 
 	private static data<T>(response: { status: number; data: unknown }, what: string): T {
-		if (response.status >= 300) throw new Error(`${what}: HTTP ${response.status} ${JSON.stringify(response.data)}`);
+		if (response.status >= 300)
+			throw new Error(`${what}: HTTP ${response.status} ${JSON.stringify(response.data)}`);
 		return (response.data as { data: T }).data;
 	}
 
@@ -161,23 +182,35 @@ export class N8nApi {
 	async setupOwner(): Promise<void> {
 		const setup = await this.http.post('/rest/owner/setup', OWNER);
 		if (setup.status < 300) return this.remember(setup.headers['set-cookie']);
-		const login = await this.http.post('/rest/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
+		const login = await this.http.post('/rest/login', {
+			emailOrLdapLoginId: OWNER.email,
+			password: OWNER.password,
+		});
 		N8nApi.data(login, 'login');
 		this.remember(login.headers['set-cookie']);
 	}
 
 	/** Creates a credential and returns its id. */
-	async createCredential(name: string, type: string, data: Record<string, unknown>): Promise<string> {
+	async createCredential(
+		name: string,
+		type: string,
+		data: Record<string, unknown>,
+	): Promise<string> {
 		const res = await this.http.post('/rest/credentials', { name, type, data });
 		return N8nApi.data<{ id: string }>(res, `create credential ${name}`).id;
 	}
 
 	/** Imports a workflow JSON and returns its id and version. */
-	async createWorkflow(workflow: Record<string, unknown>): Promise<{ id: string; versionId: string }> {
+	async createWorkflow(
+		workflow: Record<string, unknown>,
+	): Promise<{ id: string; versionId: string }> {
 		const body = { settings: {}, ...workflow, active: false };
 		delete (body as Record<string, unknown>).id;
 		const res = await this.http.post('/rest/workflows', body);
-		return N8nApi.data<{ id: string; versionId: string }>(res, `create workflow ${String(workflow.name)}`);
+		return N8nApi.data<{ id: string; versionId: string }>(
+			res,
+			`create workflow ${String(workflow.name)}`,
+		);
 	}
 
 	/** Publishes (activates) a workflow so its production webhooks listen. */
@@ -188,8 +221,13 @@ export class N8nApi {
 
 	/** Lists the executions of a workflow, newest first. */
 	async executions(workflowId: string): Promise<Array<{ id: string; status: string }>> {
-		const res = await this.http.get('/rest/executions', { params: { filter: JSON.stringify({ workflowId }) } });
-		const data = N8nApi.data<{ results: Array<{ id: string; status: string }> }>(res, 'list executions');
+		const res = await this.http.get('/rest/executions', {
+			params: { filter: JSON.stringify({ workflowId }) },
+		});
+		const data = N8nApi.data<{ results: Array<{ id: string; status: string }> }>(
+			res,
+			'list executions',
+		);
 		return data.results;
 	}
 
@@ -200,14 +238,24 @@ export class N8nApi {
 	}
 
 	/** The node types the editor knows, as served to it. */
-	async nodeTypes(): Promise<Array<{ name: string; displayName: string; iconUrl?: unknown; icon?: unknown; properties?: unknown[] }>> {
+	async nodeTypes(): Promise<
+		Array<{
+			name: string;
+			displayName: string;
+			iconUrl?: unknown;
+			icon?: unknown;
+			properties?: unknown[];
+		}>
+	> {
 		const res = await this.http.get('/types/nodes.json');
 		if (res.status !== 200) throw new Error(`nodes.json: HTTP ${res.status}`);
 		return res.data;
 	}
 
 	/** The credential types the editor knows. */
-	async credentialTypes(): Promise<Array<{ name: string; displayName: string; iconUrl?: unknown; icon?: unknown }>> {
+	async credentialTypes(): Promise<
+		Array<{ name: string; displayName: string; iconUrl?: unknown; icon?: unknown }>
+	> {
 		const res = await this.http.get('/types/credentials.json');
 		if (res.status !== 200) throw new Error(`credentials.json: HTTP ${res.status}`);
 		return res.data;

@@ -219,7 +219,8 @@ export class LittlePayTrigger implements INodeType {
 		const events = this.getNodeParameter('events', ['*']) as string[];
 		const wanted =
 			callback.event !== undefined && (events.includes('*') || events.includes(callback.event));
-		if (!wanted) return { webhookResponse: { received: true, ignored: callback.event ?? 'not-final' } };
+		if (!wanted)
+			return { webhookResponse: { received: true, ignored: callback.event ?? 'not-final' } };
 
 		let statusConfirmed: boolean | undefined;
 		if (this.getNodeParameter('confirmWithStatusApi', false) as boolean) {

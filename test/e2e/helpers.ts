@@ -11,7 +11,11 @@ import { REPO_ROOT } from '../../scripts/n8n';
 import type { N8nApi } from '../../scripts/n8n';
 
 /** Polls until the probe returns a value, or fails after the timeout. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60000): Promise<T> {
+export async function waitFor<T>(
+	what: string,
+	probe: () => Promise<T | undefined>,
+	timeoutMs = 60000,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await probe();
@@ -22,7 +26,10 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 }
 
 /** Reads an example workflow and fills its `{{NAME}}` placeholders. */
-export function loadExample(file: string, replacements: Record<string, string>): Record<string, unknown> {
+export function loadExample(
+	file: string,
+	replacements: Record<string, string>,
+): Record<string, unknown> {
 	let text = readFileSync(join(REPO_ROOT, 'examples/workflows', file), 'utf8');
 	for (const [name, value] of Object.entries(replacements)) {
 		text = text.split(`{{${name}}}`).join(JSON.stringify(value).slice(1, -1));
@@ -31,7 +38,11 @@ export function loadExample(file: string, replacements: Record<string, string>):
 }
 
 /** Creates the two Little Pay credentials pointing at the sandbox; returns their ids. */
-export async function sandboxCredentials(api: N8nApi, sandbox: SandboxHandle, label: string): Promise<{ basicId: string; apiKeyId: string }> {
+export async function sandboxCredentials(
+	api: N8nApi,
+	sandbox: SandboxHandle,
+	label: string,
+): Promise<{ basicId: string; apiKeyId: string }> {
 	const m = sandbox.merchant;
 	const basicId = await api.createCredential(`${label} basic`, 'littlePayBasicApi', {
 		clientId: m.clientId,
@@ -39,7 +50,11 @@ export async function sandboxCredentials(api: N8nApi, sandbox: SandboxHandle, la
 		tokenId: m.tokenId,
 		baseUrl: m.baseUrl,
 	});
-	const apiKeyId = await api.createCredential(`${label} key`, 'littlePayApiKeyApi', { apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' });
+	const apiKeyId = await api.createCredential(`${label} key`, 'littlePayApiKeyApi', {
+		apiKey: m.apiKey,
+		baseUrl: m.baseUrl,
+		disbursementBaseUrl: '',
+	});
 	return { basicId, apiKeyId };
 }
 
@@ -47,11 +62,21 @@ export async function sandboxCredentials(api: N8nApi, sandbox: SandboxHandle, la
  * Swaps a workflow's manual trigger for a webhook, activates it, calls it and returns the last
  * node's items (n8n answers once the workflow has run); the workflow is deactivated afterwards.
  */
-export async function runViaWebhook(api: N8nApi, n8nUrl: string, workflow: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
+export async function runViaWebhook(
+	api: N8nApi,
+	n8nUrl: string,
+	workflow: Record<string, unknown>,
+): Promise<Array<Record<string, unknown>>> {
 	const nodes = workflow.nodes as Array<Record<string, unknown>>;
 	const path = `run-${randomUUID()}`;
 	nodes[0] = {
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode: 'lastNode',
+			responseData: 'allEntries',
+			options: {},
+		},
 		name: 'Start',
 		type: 'n8n-nodes-base.webhook',
 		typeVersion: 2,
@@ -61,12 +86,21 @@ export async function runViaWebhook(api: N8nApi, n8nUrl: string, workflow: Recor
 	const { id, versionId } = await api.createWorkflow(workflow);
 	await api.activateWorkflow(id, versionId);
 	// Activation returns before n8n has registered the production webhook; wait until it listens.
-	let response = await axios.post(`${n8nUrl}/webhook/${path}`, {}, { validateStatus: () => true, timeout: 120000 });
+	let response = await axios.post(
+		`${n8nUrl}/webhook/${path}`,
+		{},
+		{ validateStatus: () => true, timeout: 120000 },
+	);
 	for (let i = 0; response.status === 404 && i < 40; i++) {
 		await new Promise((r) => setTimeout(r, 250));
-		response = await axios.post(`${n8nUrl}/webhook/${path}`, {}, { validateStatus: () => true, timeout: 120000 });
+		response = await axios.post(
+			`${n8nUrl}/webhook/${path}`,
+			{},
+			{ validateStatus: () => true, timeout: 120000 },
+		);
 	}
-	if (response.status !== 200) throw new Error(`workflow run: HTTP ${response.status} ${JSON.stringify(response.data)}`);
+	if (response.status !== 200)
+		throw new Error(`workflow run: HTTP ${response.status} ${JSON.stringify(response.data)}`);
 	await api.http.post(`/rest/workflows/${id}/deactivate`, {});
 	return response.data as Array<Record<string, unknown>>;
 }

@@ -25,7 +25,9 @@ interface Delivery {
 }
 
 /** A pass-through in front of n8n that records each callback exactly as the gateway sent it. */
-async function startRecordingProxy(target: string): Promise<{ url: string; deliveries: Delivery[]; server: Server }> {
+async function startRecordingProxy(
+	target: string,
+): Promise<{ url: string; deliveries: Delivery[]; server: Server }> {
 	const deliveries: Delivery[] = [];
 	const targetUrl = new URL(target);
 	const server = createServer((req, res) => {
@@ -34,7 +36,13 @@ async function startRecordingProxy(target: string): Promise<{ url: string; deliv
 		req.on('end', () => {
 			const body = Buffer.concat(chunks);
 			const upstream = httpRequest(
-				{ host: targetUrl.hostname, port: targetUrl.port, path: req.url, method: req.method, headers: req.headers },
+				{
+					host: targetUrl.hostname,
+					port: targetUrl.port,
+					path: req.url,
+					method: req.method,
+					headers: req.headers,
+				},
 				(upRes) => {
 					const out: Buffer[] = [];
 					upRes.on('data', (c: Buffer) => out.push(c));
@@ -59,7 +67,12 @@ describe('the package in a real n8n server', () => {
 	let api: N8nApi;
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true, callbackRetryDelaysMs: [200, 500] });
+		sandbox = await startSandbox({
+			port: 0,
+			pinDelayMs: 300,
+			quiet: true,
+			callbackRetryDelaysMs: [200, 500],
+		});
 		n8n = await startN8n();
 		api = new N8nApi(n8n.url);
 		await api.setupOwner();
@@ -73,7 +86,12 @@ describe('the package in a real n8n server', () => {
 	it('lists both nodes and both credential types, with their icons', async () => {
 		const nodes = await api.nodeTypes();
 		const names = nodes.map((n) => n.name);
-		expect(names).toEqual(expect.arrayContaining(['n8n-nodes-littlepay.littlePay', 'n8n-nodes-littlepay.littlePayTrigger']));
+		expect(names).toEqual(
+			expect.arrayContaining([
+				'n8n-nodes-littlepay.littlePay',
+				'n8n-nodes-littlepay.littlePayTrigger',
+			]),
+		);
 		for (const name of ['n8n-nodes-littlepay.littlePay', 'n8n-nodes-littlepay.littlePayTrigger']) {
 			const node = nodes.find((n) => n.name === name)!;
 			const icon = JSON.stringify(node.iconUrl ?? node.icon);
@@ -84,7 +102,9 @@ describe('the package in a real n8n server', () => {
 			expect(String(svg.data)).toContain('<svg');
 		}
 		const credentials = (await api.credentialTypes()).map((c) => c.name);
-		expect(credentials).toEqual(expect.arrayContaining(['littlePayBasicApi', 'littlePayApiKeyApi']));
+		expect(credentials).toEqual(
+			expect.arrayContaining(['littlePayBasicApi', 'littlePayApiKeyApi']),
+		);
 	});
 
 	it("tests credentials as n8n's credential dialog does, creating nothing at the gateway", async () => {
@@ -92,24 +112,56 @@ describe('the package in a real n8n server', () => {
 		const test = async (type: string, data: Record<string, unknown>) => {
 			// n8n tests only credentials the user may read, so the probe is saved first.
 			const id = await api.createCredential(`probe ${randomUUID()}`, type, data);
-			const res = await api.http.post('/rest/credentials/test', { credentials: { id, name: 'probe', type, data } });
-			if (!res.data?.data) throw new Error(`credentials/test: HTTP ${res.status} ${JSON.stringify(res.data)}`);
+			const res = await api.http.post('/rest/credentials/test', {
+				credentials: { id, name: 'probe', type, data },
+			});
+			if (!res.data?.data)
+				throw new Error(`credentials/test: HTTP ${res.status} ${JSON.stringify(res.data)}`);
 			return res.data.data as { status: string; message: string };
 		};
 		await axios.post(`${sandbox.baseUrl}/sandbox/reset`);
-		const basic = { clientId: m.clientId, clientSecret: m.clientSecret, tokenId: m.tokenId, baseUrl: m.baseUrl };
+		const basic = {
+			clientId: m.clientId,
+			clientSecret: m.clientSecret,
+			tokenId: m.tokenId,
+			baseUrl: m.baseUrl,
+		};
 		expect(await test('littlePayBasicApi', basic)).toMatchObject({ status: 'OK' });
-		expect(await test('littlePayBasicApi', { ...basic, clientSecret: 'wrong' })).toMatchObject({ status: 'Error', message: expect.stringMatching(/refused the client ID, client secret/) });
-		expect(await test('littlePayBasicApi', { ...basic, tokenId: 'nosuchtoken' })).toMatchObject({ status: 'Error', message: expect.stringMatching(/token ID/) });
-		expect(await test('littlePayBasicApi', { ...basic, baseUrl: `${m.baseUrl}/nowhere` })).toMatchObject({ status: 'Error' });
-		expect(await test('littlePayApiKeyApi', { apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' })).toMatchObject({ status: 'OK' });
-		expect(await test('littlePayApiKeyApi', { apiKey: 'wrong', baseUrl: m.baseUrl, disbursementBaseUrl: '' })).toMatchObject({ status: 'Error' });
+		expect(await test('littlePayBasicApi', { ...basic, clientSecret: 'wrong' })).toMatchObject({
+			status: 'Error',
+			message: expect.stringMatching(/refused the client ID, client secret/),
+		});
+		expect(await test('littlePayBasicApi', { ...basic, tokenId: 'nosuchtoken' })).toMatchObject({
+			status: 'Error',
+			message: expect.stringMatching(/token ID/),
+		});
+		expect(
+			await test('littlePayBasicApi', { ...basic, baseUrl: `${m.baseUrl}/nowhere` }),
+		).toMatchObject({ status: 'Error' });
+		expect(
+			await test('littlePayApiKeyApi', {
+				apiKey: m.apiKey,
+				baseUrl: m.baseUrl,
+				disbursementBaseUrl: '',
+			}),
+		).toMatchObject({ status: 'OK' });
+		expect(
+			await test('littlePayApiKeyApi', {
+				apiKey: 'wrong',
+				baseUrl: m.baseUrl,
+				disbursementBaseUrl: '',
+			}),
+		).toMatchObject({ status: 'Error' });
 		const ledger = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data;
-		expect([ledger.intents.length, ledger.disbursements.length, ledger.refunds.length]).toEqual([0, 0, 0]);
+		expect([ledger.intents.length, ledger.disbursements.length, ledger.refunds.length]).toEqual([
+			0, 0, 0,
+		]);
 	});
 
 	it('starts the trigger workflow exactly once per genuine callback and never for a forged one', async () => {
-		const workflow = loadExample('5-callback-receipt.json', { SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem });
+		const workflow = loadExample('5-callback-receipt.json', {
+			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
+		});
 		const { id, versionId } = await api.createWorkflow(workflow);
 		await api.activateWorkflow(id, versionId);
 		const webhookId = (workflow.nodes as Array<{ webhookId?: string }>)[0].webhookId;
@@ -122,7 +174,9 @@ describe('the package in a real n8n server', () => {
 		});
 		const proxy = await startRecordingProxy(productionUrl);
 		try {
-			const basic = Buffer.from(`${sandbox.merchant.clientId}:${sandbox.merchant.clientSecret}`).toString('base64');
+			const basic = Buffer.from(
+				`${sandbox.merchant.clientId}:${sandbox.merchant.clientSecret}`,
+			).toString('base64');
 			const intent = await axios.post(
 				`${sandbox.baseUrl}/api/payments/${sandbox.merchant.tokenId}/pay`,
 				{
@@ -141,11 +195,15 @@ describe('the package in a real n8n server', () => {
 				payment: { mobile: '254712345670' },
 			});
 
-			await waitFor('the signed callback to reach n8n', async () => (proxy.deliveries.length > 0 ? true : undefined));
+			await waitFor('the signed callback to reach n8n', async () =>
+				proxy.deliveries.length > 0 ? true : undefined,
+			);
 			expect(proxy.deliveries[0].status).toBe(200);
 			const executions = await waitFor('one execution', async () => {
 				const list = await api.executions(id);
-				return list.length > 0 && list.every((e) => e.status !== 'running' && e.status !== 'new') ? list : undefined;
+				return list.length > 0 && list.every((e) => e.status !== 'running' && e.status !== 'new')
+					? list
+					: undefined;
 			});
 			expect(executions).toHaveLength(1);
 			expect(executions[0].status).toBe('success');
@@ -190,10 +248,18 @@ describe('the package in a real n8n server', () => {
 	});
 
 	/** Runs an example workflow with the given callback URL in its Little Pay nodes. */
-	async function runExample(file: string, ids: { basicId: string; apiKeyId: string }, callbackUrl: string): Promise<Array<Record<string, unknown>>> {
-		const workflow = loadExample(file, { BASIC_CREDENTIAL_ID: ids.basicId, API_KEY_CREDENTIAL_ID: ids.apiKeyId });
+	async function runExample(
+		file: string,
+		ids: { basicId: string; apiKeyId: string },
+		callbackUrl: string,
+	): Promise<Array<Record<string, unknown>>> {
+		const workflow = loadExample(file, {
+			BASIC_CREDENTIAL_ID: ids.basicId,
+			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+		});
 		for (const node of workflow.nodes as Array<{ parameters: Record<string, unknown> }>) {
-			if (typeof node.parameters.callbackUrl === 'string') node.parameters.callbackUrl = callbackUrl;
+			if (typeof node.parameters.callbackUrl === 'string')
+				node.parameters.callbackUrl = callbackUrl;
 		}
 		return runViaWebhook(api, n8n.url, workflow);
 	}
@@ -202,8 +268,17 @@ describe('the package in a real n8n server', () => {
 		const ids = await sandboxCredentials(api, sandbox, 'examples');
 
 		// 1. Collect M-Pesa from a number ending in 0: the payer approves, the node waits for COMPLETED.
-		const [collected] = await runExample('1-mpesa-collect.json', ids, `${sandbox.baseUrl}/sandbox/merchant`);
-		expect(collected).toMatchObject({ status: 'COMPLETED', mobile: '254712345670', network: 'MPESA', timedOut: false });
+		const [collected] = await runExample(
+			'1-mpesa-collect.json',
+			ids,
+			`${sandbox.baseUrl}/sandbox/merchant`,
+		);
+		expect(collected).toMatchObject({
+			status: 'COMPLETED',
+			mobile: '254712345670',
+			network: 'MPESA',
+			timedOut: false,
+		});
 		expect(String(collected.key)).toMatch(/^[0-9a-f]{12}$/);
 		const ledger = await axios.get(`${sandbox.baseUrl}/sandbox/ledger`);
 		const intents = ledger.data.data.intents as Array<{ key: string }>;
@@ -212,17 +287,31 @@ describe('the package in a real n8n server', () => {
 		// 4. Payout run: three payouts sent, the too-small one refused before sending, summed per outcome.
 		const summary4 = await runExample('4-payout-run.json', ids, '');
 		const byOutcome = Object.fromEntries(summary4.map((row) => [row.outcome, row]));
-		expect(byOutcome.sent).toMatchObject({ count_outcome: 3, sum_amount: 2450, concatenated_name: 'Amina, Baraka, Chausiku' });
+		expect(byOutcome.sent).toMatchObject({
+			count_outcome: 3,
+			sum_amount: 2450,
+			concatenated_name: 'Amina, Baraka, Chausiku',
+		});
 		expect(Number(byOutcome.sent.sum_fee)).toBeGreaterThan(0);
-		expect(byOutcome.refused).toMatchObject({ count_outcome: 1, sum_amount: 5, concatenated_name: 'Too small' });
-		const disbursements = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.disbursements as unknown[];
+		expect(byOutcome.refused).toMatchObject({
+			count_outcome: 1,
+			sum_amount: 5,
+			concatenated_name: 'Too small',
+		});
+		const disbursements = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data
+			.disbursements as unknown[];
 		expect(disbursements).toHaveLength(3);
 
 		// 3. Refunds: order 1001 refunded in full (amount read from its status record), 500 of order 1002.
-		const [summary] = await runExample('3-refunds.json', ids, `${sandbox.baseUrl}/sandbox/merchant`);
+		const [summary] = await runExample(
+			'3-refunds.json',
+			ids,
+			`${sandbox.baseUrl}/sandbox/merchant`,
+		);
 		expect(summary.fullRefund).toMatchObject({ amount: 1500, status: 'COMPLETED' });
 		expect(summary.partialRefund).toMatchObject({ amount: 500, status: 'COMPLETED' });
-		const refunds = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.refunds as Array<{ amount: number; status: string }>;
+		const refunds = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data
+			.refunds as Array<{ amount: number; status: string }>;
 		expect(refunds.map((r) => [r.amount, r.status]).sort()).toEqual([
 			[1500, 'COMPLETED'],
 			[500, 'COMPLETED'],
@@ -231,14 +320,25 @@ describe('the package in a real n8n server', () => {
 
 	it('takes card payments through the example checkout in a browser: frictionless and with step-up', async () => {
 		const ids = await sandboxCredentials(api, sandbox, 'cards');
-		const workflow = loadExample('2-card-3ds.json', { BASIC_CREDENTIAL_ID: ids.basicId, API_KEY_CREDENTIAL_ID: ids.apiKeyId });
+		const workflow = loadExample('2-card-3ds.json', {
+			BASIC_CREDENTIAL_ID: ids.basicId,
+			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+		});
 		const text = JSON.stringify(workflow).split('http://127.0.0.1:5678').join(n8n.url);
 		const { id, versionId } = await api.createWorkflow(JSON.parse(text));
 		await api.activateWorkflow(id, versionId);
-		await waitFor('the checkout webhook', async () => ((await axios.get(`${n8n.url}/webhook/littlepay-card`, { validateStatus: () => true })).status === 200 ? true : undefined));
+		await waitFor('the checkout webhook', async () =>
+			(await axios.get(`${n8n.url}/webhook/littlepay-card`, { validateStatus: () => true }))
+				.status === 200
+				? true
+				: undefined,
+		);
 		const cards = { frictionless: '4111111111111111', challenge: '5200000000002151' };
 		const cvv = '737';
-		const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+		const browser = await chromium.launch({
+			executablePath: '/usr/bin/chromium',
+			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+		});
 		try {
 			const pay = async (cardNumber: string, approve: boolean | undefined) => {
 				const page = await browser.newPage();
@@ -248,11 +348,16 @@ describe('the package in a real n8n server', () => {
 				await page.click('button[type="submit"]');
 				if (approve !== undefined) {
 					// The device data page posts on, enrolment asks for step-up, and the bank's page opens.
-					await page.waitForSelector(`button[value="${approve ? 'approve' : 'decline'}"]`, { timeout: 30000 });
+					await page.waitForSelector(`button[value="${approve ? 'approve' : 'decline'}"]`, {
+						timeout: 30000,
+					});
 					await page.click(`button[value="${approve ? 'approve' : 'decline'}"]`);
 				}
 				await page.waitForSelector('#status', { timeout: 30000 });
-				const result = { status: await page.innerText('#status'), reference: await page.innerText('#reference') };
+				const result = {
+					status: await page.innerText('#status'),
+					reference: await page.innerText('#reference'),
+				};
 				await page.close();
 				return result;
 			};
@@ -262,7 +367,8 @@ describe('the package in a real n8n server', () => {
 			expect(challenged.status).toBe('Payment COMPLETED');
 			const declinedAtBank = await pay(cards.challenge, false);
 			expect(declinedAtBank.status).toBe('Payment FAILED');
-			const ledger = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Array<{ reference: string; status: string; payment?: { provider?: string } }>;
+			const ledger = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data
+				.intents as Array<{ reference: string; status: string; payment?: { provider?: string } }>;
 			const byRef = (ref: string) => ledger.find((i) => i.reference === ref);
 			expect(byRef(frictionless.reference)?.status).toBe('COMPLETED');
 			expect(byRef(challenged.reference)?.status).toBe('COMPLETED');
@@ -293,14 +399,25 @@ describe('the package in a real n8n server', () => {
 		];
 		await axios.post(`${sandbox.baseUrl}/sandbox/reset`);
 		for (const [change, message] of cases) {
-			const workflow = loadExample('1-mpesa-collect.json', { BASIC_CREDENTIAL_ID: ids.basicId, API_KEY_CREDENTIAL_ID: ids.apiKeyId });
+			const workflow = loadExample('1-mpesa-collect.json', {
+				BASIC_CREDENTIAL_ID: ids.basicId,
+				API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+			});
 			const collect = (workflow.nodes as Array<Record<string, unknown>>)[1];
 			collect.onError = 'continueRegularOutput';
-			collect.parameters = { ...(collect.parameters as Record<string, unknown>), callbackUrl: `${sandbox.baseUrl}/cb`, ...change };
-			const [item] = await runViaWebhook(api, n8n.url, { ...workflow, name: `bad input ${JSON.stringify(change)}` });
+			collect.parameters = {
+				...(collect.parameters as Record<string, unknown>),
+				callbackUrl: `${sandbox.baseUrl}/cb`,
+				...change,
+			};
+			const [item] = await runViaWebhook(api, n8n.url, {
+				...workflow,
+				name: `bad input ${JSON.stringify(change)}`,
+			});
 			expect(String(item.error)).toMatch(message);
 		}
-		const received = (await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data.requests as unknown[];
+		const received = (await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data
+			.requests as unknown[];
 		expect(received).toEqual([]);
 	});
 
@@ -331,26 +448,45 @@ describe('the package in a real n8n server', () => {
 			await page.click('[data-test-id="node-creator-plus-button"]');
 			await page.keyboard.type('Little Pay');
 			await page.waitForFunction(() =>
-				[...document.querySelectorAll('[data-test-id="node-creator-item-name"]')].some((e) => e.textContent?.trim() === 'Little Pay'),
+				[...document.querySelectorAll('[data-test-id="node-creator-item-name"]')].some(
+					(e) => e.textContent?.trim() === 'Little Pay',
+				),
 			);
-			const names = await page.$$eval('[data-test-id="node-creator-item-name"]', (els) => els.map((e) => e.textContent?.trim()));
+			const names = await page.$$eval('[data-test-id="node-creator-item-name"]', (els) =>
+				els.map((e) => e.textContent?.trim()),
+			);
 			// n8n shows an app's action node and trigger as one entry; the trigger is listed inside it.
 			expect(names).toContain('Little Pay');
 			await page.screenshot({ path: join(shots, '1-nodes-panel.png') });
 
-			await page.locator('[data-test-id="node-creator-item-name"]', { hasText: /^Little Pay$/ }).first().click();
+			await page
+				.locator('[data-test-id="node-creator-item-name"]', { hasText: /^Little Pay$/ })
+				.first()
+				.click();
 			await page.waitForTimeout(1000);
 			// On an empty canvas n8n lists the triggers first and folds the actions below them.
 			const actionsHeader = page.getByText(/^Actions \(\d+\)$/);
 			if (await actionsHeader.count()) await actionsHeader.first().click();
 			await page.waitForTimeout(500);
-			const panel = (await page.locator('[data-test-id="node-creator"]').innerText()).replace(/\s+/g, ' ');
-			for (const action of ['Create a payment intent', 'Wait for completion', 'Create a disbursement', 'Create a refund', 'Collect a mobile money payment']) {
+			const panel = (await page.locator('[data-test-id="node-creator"]').innerText()).replace(
+				/\s+/g,
+				' ',
+			);
+			for (const action of [
+				'Create a payment intent',
+				'Wait for completion',
+				'Create a disbursement',
+				'Create a refund',
+				'Collect a mobile money payment',
+			]) {
 				expect(panel.toLowerCase()).toContain(action.toLowerCase());
 			}
 			await page.screenshot({ path: join(shots, '2-actions.png') });
 
-			await page.getByText(/Create a payment intent/i).first().click();
+			await page
+				.getByText(/Create a payment intent/i)
+				.first()
+				.click();
 			await page.waitForSelector('[data-test-id="ndv"]', { timeout: 20000 });
 			await page.waitForTimeout(1000);
 			const ndv = await page.locator('[data-test-id="ndv"]').innerText();

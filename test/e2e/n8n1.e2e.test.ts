@@ -32,18 +32,37 @@ describe(`the package in n8n ${N8N_1_VERSION}`, () => {
 	it('loads both nodes and both credential types', async () => {
 		expect(n8n.logs()).toContain(`Version: ${N8N_1_VERSION}`);
 		const names = (await api.nodeTypes()).map((n) => n.name);
-		expect(names).toEqual(expect.arrayContaining(['n8n-nodes-littlepay.littlePay', 'n8n-nodes-littlepay.littlePayTrigger']));
+		expect(names).toEqual(
+			expect.arrayContaining([
+				'n8n-nodes-littlepay.littlePay',
+				'n8n-nodes-littlepay.littlePayTrigger',
+			]),
+		);
 		const credentials = (await api.credentialTypes()).map((c) => c.name);
-		expect(credentials).toEqual(expect.arrayContaining(['littlePayBasicApi', 'littlePayApiKeyApi']));
+		expect(credentials).toEqual(
+			expect.arrayContaining(['littlePayBasicApi', 'littlePayApiKeyApi']),
+		);
 	});
 
 	it('collects an M-Pesa payment and waits for it (example 1)', async () => {
 		const ids = await sandboxCredentials(api, sandbox, 'n8n 1.x');
-		const workflow = loadExample('1-mpesa-collect.json', { BASIC_CREDENTIAL_ID: ids.basicId, API_KEY_CREDENTIAL_ID: ids.apiKeyId });
-		(workflow.nodes as Array<{ parameters: Record<string, unknown> }>)[1].parameters.callbackUrl = `${sandbox.baseUrl}/sandbox/merchant`;
+		const workflow = loadExample('1-mpesa-collect.json', {
+			BASIC_CREDENTIAL_ID: ids.basicId,
+			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+		});
+		(workflow.nodes as Array<{ parameters: Record<string, unknown> }>)[1].parameters.callbackUrl =
+			`${sandbox.baseUrl}/sandbox/merchant`;
 		const [collected] = await runViaWebhook(api, n8n.url, workflow);
-		expect(collected).toMatchObject({ status: 'COMPLETED', mobile: '254712345670', network: 'MPESA', timedOut: false });
-		const intents = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Array<{ key: string; status: string }>;
-		expect(intents.filter((i) => i.key === collected.key).map((i) => i.status)).toEqual(['COMPLETED']);
+		expect(collected).toMatchObject({
+			status: 'COMPLETED',
+			mobile: '254712345670',
+			network: 'MPESA',
+			timedOut: false,
+		});
+		const intents = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data
+			.intents as Array<{ key: string; status: string }>;
+		expect(intents.filter((i) => i.key === collected.key).map((i) => i.status)).toEqual([
+			'COMPLETED',
+		]);
 	});
 });

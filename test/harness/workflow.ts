@@ -41,7 +41,9 @@ class FixtureItems implements INodeType {
 		defaults: { name: 'Items' },
 		inputs: [],
 		outputs: ['main'],
-		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[{}]' } as INodeProperties],
+		properties: [
+			{ displayName: 'Items', name: 'items', type: 'json', default: '[{}]' } as INodeProperties,
+		],
 	} as INodeType['description'];
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -119,14 +121,28 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		node?: INode,
 	): Promise<IHttpRequestOptions> {
 		const type = CREDENTIAL_TYPES[typeName];
-		this.sent.push({ credential: typeName, method: String(requestOptions.method ?? 'GET'), url: String(requestOptions.url) });
+		this.sent.push({
+			credential: typeName,
+			method: String(requestOptions.method ?? 'GET'),
+			url: String(requestOptions.url),
+		});
 		const authenticate = type?.authenticate;
 		if (!authenticate) return requestOptions;
 		if (typeof authenticate === 'function') return authenticate(credentials, requestOptions);
 		if (!workflow || !node) throw new Error('authenticate needs the workflow and node');
 		const resolve = (value: string) =>
-			workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '') as string;
-		const options = requestOptions as unknown as Record<string, Record<string, unknown> | undefined>;
+			workflow.expression.getSimpleParameterValue(
+				node,
+				value,
+				'internal',
+				{ $credentials: credentials },
+				undefined,
+				'',
+			) as string;
+		const options = requestOptions as unknown as Record<
+			string,
+			Record<string, unknown> | undefined
+		>;
 		for (const [outer, values] of Object.entries(authenticate.properties)) {
 			const target = (options[outer] ??= {});
 			for (const [key, value] of Object.entries(values as Record<string, string>)) {
@@ -157,7 +173,9 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		if (!found) throw new Error(`Node does not have credentials of type ${type}`);
 		this.decryptions[type] = (this.decryptions[type] ?? 0) + 1;
 		// Defaults of the credential type apply, as in n8n.
-		const defaults = Object.fromEntries((CREDENTIAL_TYPES[type]?.properties ?? []).map((p) => [p.name, p.default]));
+		const defaults = Object.fromEntries(
+			(CREDENTIAL_TYPES[type]?.properties ?? []).map((p) => [p.name, p.default]),
+		);
 		return { ...defaults, ...found } as ICredentialDataDecryptedObject;
 	}
 
@@ -202,7 +220,10 @@ export interface RunOptions {
 let executionSeq = 0;
 
 /** Reads a workflow fixture from test/fixtures/workflows and fills its placeholders. */
-export function loadFixture(file: string, replacements: Record<string, string | number> = {}): WorkflowJson {
+export function loadFixture(
+	file: string,
+	replacements: Record<string, string | number> = {},
+): WorkflowJson {
 	let text = readFileSync(join(__dirname, '..', 'fixtures', 'workflows', file), 'utf8');
 	for (const [name, value] of Object.entries(replacements)) {
 		text = text.split(`{{${name}}}`).join(JSON.stringify(String(value)).slice(1, -1));
@@ -211,23 +232,58 @@ export function loadFixture(file: string, replacements: Record<string, string | 
 }
 
 /** Runs a workflow through n8n-core's WorkflowExecute from its fixture-items node. */
-export async function runWorkflow(workflowJson: WorkflowJson, options: RunOptions): Promise<RunResult> {
+export async function runWorkflow(
+	workflowJson: WorkflowJson,
+	options: RunOptions,
+): Promise<RunResult> {
 	const executionId = options.executionId ?? `test-${process.pid}-${++executionSeq}`;
 	const nodeTypes = new TestNodeTypes();
 	// Little Pay nodes get every credential the run provides, as if the user had selected them.
-	const attached = Object.fromEntries(Object.keys(options.credentials).map((type) => [type, { id: type, name: type }]));
+	const attached = Object.fromEntries(
+		Object.keys(options.credentials).map((type) => [type, { id: type, name: type }]),
+	);
 	const nodes = workflowJson.nodes.map((node) => ({
 		...node,
 		id: node.id ?? node.name,
-		credentials: node.type === 'n8n-nodes-littlepay.littlePay' ? (node.credentials ?? attached) : node.credentials,
+		credentials:
+			node.type === 'n8n-nodes-littlepay.littlePay'
+				? (node.credentials ?? attached)
+				: node.credentials,
 	}));
 	for (const node of nodes) {
 		const type = nodeTypes.getByNameAndVersion(node.type);
-		node.parameters = NodeHelpers.getNodeParameters(type.description.properties, node.parameters, true, false, node, type.description) ?? {};
+		node.parameters =
+			NodeHelpers.getNodeParameters(
+				type.description.properties,
+				node.parameters,
+				true,
+				false,
+				node,
+				type.description,
+			) ?? {};
 	}
-	const workflow = new Workflow({ id: 'test-workflow', name: workflowJson.name ?? 'test', nodes, connections: workflowJson.connections, active: false, nodeTypes, staticData: {} });
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		name: workflowJson.name ?? 'test',
+		nodes,
+		connections: workflowJson.connections,
+		active: false,
+		nodeTypes,
+		staticData: {},
+	});
 	const credentialsHelper = new TestCredentialsHelper(options.credentials);
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, { id: 'test-workflow', name: 'test', nodes, connections: workflowJson.connections, active: false, settings: {}, createdAt: new Date(), updatedAt: new Date(), isArchived: false, activeVersionId: null } as never);
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+		id: 'test-workflow',
+		name: 'test',
+		nodes,
+		connections: workflowJson.connections,
+		active: false,
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		isArchived: false,
+		activeVersionId: null,
+	} as never);
 	const additionalData = {
 		credentialsHelper,
 		hooks,
@@ -264,7 +320,13 @@ export async function runWorkflow(workflowJson: WorkflowJson, options: RunOption
 		run = await running;
 	} catch (error) {
 		// A cancelled run rejects; the engine's own record of it is not needed by the tests.
-		return { output: () => [], error: error as Error, run: undefined as unknown as IRun, requests: credentialsHelper.sent, decryptions: credentialsHelper.decryptions };
+		return {
+			output: () => [],
+			error: error as Error,
+			run: undefined as unknown as IRun,
+			requests: credentialsHelper.sent,
+			decryptions: credentialsHelper.decryptions,
+		};
 	}
 	const runData = run.data.resultData.runData;
 	return {

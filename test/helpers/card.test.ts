@@ -2,16 +2,32 @@
 import type { INode } from 'n8n-workflow';
 import fc from 'fast-check';
 
-import { cardBrand, maskCardNumber, passesLuhn, validateCard } from '../../nodes/LittlePay/helpers/card';
+import {
+	cardBrand,
+	maskCardNumber,
+	passesLuhn,
+	validateCard,
+} from '../../nodes/LittlePay/helpers/card';
 import { redactCardNumbers } from '../../nodes/LittlePay/transport';
 
-const node = { name: 'Little Pay', type: 'n8n-nodes-littlepay.littlePay', typeVersion: 1, position: [0, 0], parameters: {} } as unknown as INode;
+const node = {
+	name: 'Little Pay',
+	type: 'n8n-nodes-littlepay.littlePay',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+} as unknown as INode;
 const NOV_2026 = new Date('2026-11-22T12:00:00Z');
 const good = { number: '4111 1111 1111 1111', cvv: '737', expiry: '11/26', name: 'Amina Wanjiru' };
 
 describe('validateCard', () => {
 	it('accepts a valid card through the last day of its expiry month and strips spaces', () => {
-		expect(validateCard(node, 0, good, NOV_2026)).toEqual({ cc_number: '4111111111111111', cc_cvv: '737', cc_exp: '11/26', cc_name: 'Amina Wanjiru' });
+		expect(validateCard(node, 0, good, NOV_2026)).toEqual({
+			cc_number: '4111111111111111',
+			cc_cvv: '737',
+			cc_exp: '11/26',
+			cc_name: 'Amina Wanjiru',
+		});
 	});
 
 	it.each([
@@ -24,21 +40,32 @@ describe('validateCard', () => {
 		['Expiry', { expiry: '2027-01' }],
 		['Cardholder Name', { name: '' }],
 	])('refuses a bad %s, naming the item and field', (field, change) => {
-		expect(() => validateCard(node, 3, { ...good, ...change }, NOV_2026)).toThrow(`Item 3: ${field}`);
+		expect(() => validateCard(node, 3, { ...good, ...change }, NOV_2026)).toThrow(
+			`Item 3: ${field}`,
+		);
 	});
 
 	it('never repeats the number, CVV or expiry in an error, for any input (fast-check, 10,000 cases)', () => {
 		fc.assert(
-			fc.property(fc.string({ minLength: 12, maxLength: 19, unit: fc.constantFrom('0', '1', '2', '3', '4', '5', '6', '7', '8', '9', ' ') }), fc.string(), fc.string(), (number, cvv, expiry) => {
-				try {
-					validateCard(node, 0, { number, cvv, expiry, name: 'A' }, NOV_2026);
-				} catch (error) {
-					const text = `${(error as Error).message} ${String((error as { description?: unknown }).description)}`;
-					const digits = number.replace(/\D/g, '');
-					if (digits.length >= 12 && text.includes(digits)) return false;
-				}
-				return true;
-			}),
+			fc.property(
+				fc.string({
+					minLength: 12,
+					maxLength: 19,
+					unit: fc.constantFrom('0', '1', '2', '3', '4', '5', '6', '7', '8', '9', ' '),
+				}),
+				fc.string(),
+				fc.string(),
+				(number, cvv, expiry) => {
+					try {
+						validateCard(node, 0, { number, cvv, expiry, name: 'A' }, NOV_2026);
+					} catch (error) {
+						const text = `${(error as Error).message} ${String((error as { description?: unknown }).description)}`;
+						const digits = number.replace(/\D/g, '');
+						if (digits.length >= 12 && text.includes(digits)) return false;
+					}
+					return true;
+				},
+			),
 			{ numRuns: 10000 },
 		);
 	});
@@ -53,7 +80,9 @@ describe('card display helpers', () => {
 	});
 
 	it('redacts card numbers, spaced or not, from gateway messages but keeps short numbers', () => {
-		expect(redactCardNumbers('card 4111 1111 1111 1111 declined for order 12345')).toBe('card **** 1111 declined for order 12345');
+		expect(redactCardNumbers('card 4111 1111 1111 1111 declined for order 12345')).toBe(
+			'card **** 1111 declined for order 12345',
+		);
 		expect(redactCardNumbers('bad cc_number 5200000000002151')).toBe('bad cc_number **** 2151');
 	});
 });

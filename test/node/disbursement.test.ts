@@ -8,14 +8,30 @@ const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 type Item = Record<string, unknown>;
 type Disbursement = { id: string; key: string; status: string; amount: number; to: string };
 
-function run(file: string, items: Item[], options: { continueOnFail?: boolean; executionId?: string } = {}) {
-	return runWorkflow(loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: options.continueOnFail ? 'continueRegularOutput' : 'stopWorkflow' }), {
-		credentials: sb.credentials,
-		executionId: options.executionId,
-	});
+function run(
+	file: string,
+	items: Item[],
+	options: { continueOnFail?: boolean; executionId?: string } = {},
+) {
+	return runWorkflow(
+		loadFixture(file, {
+			ITEMS: JSON.stringify(items),
+			ON_ERROR: options.continueOnFail ? 'continueRegularOutput' : 'stopWorkflow',
+		}),
+		{
+			credentials: sb.credentials,
+			executionId: options.executionId,
+		},
+	);
 }
 
-const payout = (overrides: Item = {}): Item => ({ method: 'MPESA', amount: 500, to: '+254 712 345 670', key: newKey('payout'), ...overrides });
+const payout = (overrides: Item = {}): Item => ({
+	method: 'MPESA',
+	amount: 500,
+	to: '+254 712 345 670',
+	key: newKey('payout'),
+	...overrides,
+});
 
 async function ledgerDisbursements(): Promise<Disbursement[]> {
 	return (await sb.get('/sandbox/ledger')).data.data.disbursements as Disbursement[];
@@ -27,17 +43,38 @@ describe('Disbursement: Create', () => {
 		const result = await run('disbursement-create.json', [item]);
 		expect(result.error).toBeUndefined();
 		const [out] = result.output('Little Pay');
-		expect(out.json).toEqual({ id: expect.any(String), key: item.key, status: 'success', message: expect.anything(), method: 'MPESA', to: '254712345670', amount: 500, currency: 'KES', fee: 7 });
+		expect(out.json).toEqual({
+			id: expect.any(String),
+			key: item.key,
+			status: 'success',
+			message: expect.anything(),
+			method: 'MPESA',
+			to: '254712345670',
+			amount: 500,
+			currency: 'KES',
+			fee: 7,
+		});
 		expect(out.pairedItem).toEqual({ item: 0 });
 		const sent = await sb.received();
-		expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/disbursements/charges', 'POST /api/disbursements']);
-		expect(sent[1].body).toEqual({ amount: 500, method: 'MPESA', currency: 'KES', key: item.key, details: { to: '254712345670', accountType: 'MOBILE' } });
+		expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([
+			'GET /api/disbursements/charges',
+			'POST /api/disbursements',
+		]);
+		expect(sent[1].body).toEqual({
+			amount: 500,
+			method: 'MPESA',
+			currency: 'KES',
+			key: item.key,
+			details: { to: '254712345670', accountType: 'MOBILE' },
+		});
 		const [record] = (await ledgerDisbursements()).filter((d) => d.key === item.key);
 		expect(record).toMatchObject({ id: out.json.id, amount: 500, to: '254712345670' });
 	});
 
 	it('normalises a national number with the Country (0712345670 in Kenya)', async () => {
-		const result = await run('disbursement-create.json', [payout({ to: '0712345670', country: 'KE', amount: 1000 })]);
+		const result = await run('disbursement-create.json', [
+			payout({ to: '0712345670', country: 'KE', amount: 1000 }),
+		]);
 		expect(result.error).toBeUndefined();
 		expect(result.output('Little Pay')[0].json).toMatchObject({ to: '254712345670', fee: 13 });
 		const post = (await sb.received()).find((r) => r.method === 'POST');
@@ -55,10 +92,16 @@ describe('Disbursement: Create', () => {
 
 		const again = await run('disbursement-create.json', [item], { executionId: 'disb-exec-1' });
 		expect(again.error).toBeUndefined();
-		expect(again.output('Little Pay')[0].json).toMatchObject({ id: out.id, key: out.key, recovered: true });
+		expect(again.output('Little Pay')[0].json).toMatchObject({
+			id: out.id,
+			key: out.key,
+			recovered: true,
+		});
 		expect((await ledgerDisbursements()).filter((d) => d.key === out.key)).toHaveLength(1);
 
-		const otherExecution = await run('disbursement-create.json', [item], { executionId: 'disb-exec-2' });
+		const otherExecution = await run('disbursement-create.json', [item], {
+			executionId: 'disb-exec-2',
+		});
 		expect(otherExecution.output('Little Pay')[0].json.key).not.toBe(out.key);
 	});
 
@@ -69,8 +112,12 @@ describe('Disbursement: Create', () => {
 		const sent = await sb.received();
 		expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/disbursements/charges']);
 
-		const tooBig = await run('disbursement-create.json', [payout({ method: 'MTN', to: '+256712345670', amount: 600000 })]);
-		expect(tooBig.error?.message).toBe('Item 0: Amount 600000 is outside the MTN limits 100-500000');
+		const tooBig = await run('disbursement-create.json', [
+			payout({ method: 'MTN', to: '+256712345670', amount: 600000 }),
+		]);
+		expect(tooBig.error?.message).toBe(
+			'Item 0: Amount 600000 is outside the MTN limits 100-500000',
+		);
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);
 	});
 
@@ -80,8 +127,14 @@ describe('Disbursement: Create', () => {
 		expect(ok.output('Little Pay')[0].json).not.toHaveProperty('fee');
 		expect((await sb.received()).map((r) => r.path)).toEqual(['/api/disbursements']);
 
-		const refused = await run('disbursement-create.json', [payout({ checkLimits: false, amount: 5 })]);
-		expect(refused.error).toMatchObject({ name: 'NodeApiError', httpCode: '422', errorResponse: { code: 'AMOUNT_OUT_OF_RANGE' } });
+		const refused = await run('disbursement-create.json', [
+			payout({ checkLimits: false, amount: 5 }),
+		]);
+		expect(refused.error).toMatchObject({
+			name: 'NodeApiError',
+			httpCode: '422',
+			errorResponse: { code: 'AMOUNT_OUT_OF_RANGE' },
+		});
 		expect(refused.error?.message).toMatch(/^Little Pay: /);
 	});
 
@@ -93,16 +146,26 @@ describe('Disbursement: Create', () => {
 				{ method: 'POST', pathPrefix: '/api/disbursements', latencyMs: 100 },
 			],
 		});
-		const items = Array.from({ length: 30 }, (_, i) => payout({ to: `07123450${String(i).padStart(2, '0')}`, amount: 100 + i, concurrency: 10 }));
+		const items = Array.from({ length: 30 }, (_, i) =>
+			payout({ to: `07123450${String(i).padStart(2, '0')}`, amount: 100 + i, concurrency: 10 }),
+		);
 		const result = await run('disbursement-create.json', items);
 		expect(result.error).toBeUndefined();
 		const output = result.output('Little Pay');
 		expect(output).toHaveLength(30);
 		output.forEach((o, i) => {
 			expect(o.pairedItem).toEqual({ item: i });
-			expect(o.json).toMatchObject({ key: items[i].key, to: `2547123450${String(i).padStart(2, '0')}`, amount: 100 + i, fee: i === 0 ? 0 : 7, status: 'success' });
+			expect(o.json).toMatchObject({
+				key: items[i].key,
+				to: `2547123450${String(i).padStart(2, '0')}`,
+				amount: 100 + i,
+				fee: i === 0 ? 0 : 7,
+				status: 'success',
+			});
 		});
-		const created = (await ledgerDisbursements()).map((d) => d.key).filter((k) => items.some((it) => it.key === k));
+		const created = (await ledgerDisbursements())
+			.map((d) => d.key)
+			.filter((k) => items.some((it) => it.key === k));
 		expect(created).toHaveLength(30);
 		expect(created.indexOf(String(items[0].key))).toBeGreaterThan(0);
 		const sent = await sb.received();
@@ -114,18 +177,44 @@ describe('Disbursement: Create', () => {
 describe('Disbursement: Get', () => {
 	it('reads the same payout by ID and by key; Simplify picks id, key, status, amount, method and recipient', async () => {
 		const key = newKey('get');
-		const created = await sb.post('/api/disbursements', { amount: 1000, method: 'AIRTEL', currency: 'KES', key, details: { to: '256712345670', accountType: 'MOBILE' } }, sb.apiKeyHeaders);
+		const created = await sb.post(
+			'/api/disbursements',
+			{
+				amount: 1000,
+				method: 'AIRTEL',
+				currency: 'KES',
+				key,
+				details: { to: '256712345670', accountType: 'MOBILE' },
+			},
+			sb.apiKeyHeaders,
+		);
 		const id = String(created.data.data.id);
 		await sb.received();
-		const result = await run('disbursement-get.json', [{ id }, { id: key }, { id: key, simplify: true }]);
+		const result = await run('disbursement-get.json', [
+			{ id },
+			{ id: key },
+			{ id: key, simplify: true },
+		]);
 		expect(result.error).toBeUndefined();
 		const [byId, byKey, simple] = result.output('Little Pay');
 		const record = (await sb.get(`/api/disbursements/${id}`, sb.apiKeyHeaders)).data.data;
 		expect(byId).toEqual({ json: record, pairedItem: { item: 0 } });
 		expect(byKey).toEqual({ json: record, pairedItem: { item: 1 } });
 		expect(record).toMatchObject({ id, key, amount: 1000, method: 'AIRTEL', to: '256712345670' });
-		expect(simple.json).toEqual({ id, key, status: record.status, amount: 1000, method: 'AIRTEL', to: '256712345670' });
-		expect((await sb.received()).filter((r) => r.path.startsWith('/api/disbursements/')).map((r) => r.path).slice(0, 3)).toEqual([
+		expect(simple.json).toEqual({
+			id,
+			key,
+			status: record.status,
+			amount: 1000,
+			method: 'AIRTEL',
+			to: '256712345670',
+		});
+		expect(
+			(await sb.received())
+				.filter((r) => r.path.startsWith('/api/disbursements/'))
+				.map((r) => r.path)
+				.slice(0, 3),
+		).toEqual([
 			`/api/disbursements/${id}`,
 			`/api/disbursements/${key}`,
 			`/api/disbursements/${key}`,
@@ -134,7 +223,11 @@ describe('Disbursement: Get', () => {
 
 	it('maps an unknown ID to a NodeApiError with the 404 hint', async () => {
 		const result = await run('disbursement-get.json', [{ id: 'noSuchPayout1' }]);
-		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '404', description: 'No payment or disbursement with this reference or key exists for this merchant' });
+		expect(result.error).toMatchObject({
+			name: 'NodeApiError',
+			httpCode: '404',
+			description: 'No payment or disbursement with this reference or key exists for this merchant',
+		});
 		expect(result.error?.message).toMatch(/^Little Pay: .*noSuchPayout1/);
 	});
 });
@@ -154,8 +247,14 @@ describe('Disbursement: Get Charges', () => {
 				['TIGOPESA', 1000, 3000000],
 			]),
 		);
-		expect(out.json.charges).toEqual(expect.arrayContaining([expect.objectContaining({ networkId: 'MPESA', amount: 1000, charges: 13 })]));
-		expect(await sb.received()).toEqual([expect.objectContaining({ method: 'GET', path: '/api/disbursements/charges', status: 200 })]);
+		expect(out.json.charges).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({ networkId: 'MPESA', amount: 1000, charges: 13 }),
+			]),
+		);
+		expect(await sb.received()).toEqual([
+			expect.objectContaining({ method: 'GET', path: '/api/disbursements/charges', status: 200 }),
+		]);
 	});
 });
 
@@ -168,10 +267,42 @@ describe('Disbursement: Quote Fee', () => {
 		]);
 		expect(result.error).toBeUndefined();
 		expect(result.output('Little Pay')).toEqual([
-			{ json: { method: 'MPESA', amount: 1000, minimumAmount: 10, maximumAmount: 150000, fee: 13, withinLimits: true }, pairedItem: { item: 0 } },
-			{ json: { method: 'MTN', amount: 50, minimumAmount: 100, maximumAmount: 500000, fee: 5, withinLimits: false }, pairedItem: { item: 1 } },
-			{ json: { method: 'TIGOPESA', amount: 3500000, minimumAmount: 1000, maximumAmount: 3000000, fee: null, withinLimits: false }, pairedItem: { item: 2 } },
+			{
+				json: {
+					method: 'MPESA',
+					amount: 1000,
+					minimumAmount: 10,
+					maximumAmount: 150000,
+					fee: 13,
+					withinLimits: true,
+				},
+				pairedItem: { item: 0 },
+			},
+			{
+				json: {
+					method: 'MTN',
+					amount: 50,
+					minimumAmount: 100,
+					maximumAmount: 500000,
+					fee: 5,
+					withinLimits: false,
+				},
+				pairedItem: { item: 1 },
+			},
+			{
+				json: {
+					method: 'TIGOPESA',
+					amount: 3500000,
+					minimumAmount: 1000,
+					maximumAmount: 3000000,
+					fee: null,
+					withinLimits: false,
+				},
+				pairedItem: { item: 2 },
+			},
 		]);
-		expect((await sb.received()).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/disbursements/charges']);
+		expect((await sb.received()).map((r) => `${r.method} ${r.path}`)).toEqual([
+			'GET /api/disbursements/charges',
+		]);
 	});
 });

@@ -8,11 +8,24 @@ const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 type Item = Record<string, unknown>;
 
 async function run(file: string, items: Item[], continueOnFail = false) {
-	return runWorkflow(loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: continueOnFail ? 'continueRegularOutput' : 'stopWorkflow' }), { credentials: sb.credentials });
+	return runWorkflow(
+		loadFixture(file, {
+			ITEMS: JSON.stringify(items),
+			ON_ERROR: continueOnFail ? 'continueRegularOutput' : 'stopWorkflow',
+		}),
+		{ credentials: sb.credentials },
+	);
 }
 
-const collect = (items: Item[], continueOnFail = false) => run('mobile-money-collect.json', items, continueOnFail);
-const payer = (overrides: Item = {}): Item => ({ amount: 1500, network: 'MPESA', mobile: '254712345670', key: newKey('mm'), ...overrides });
+const collect = (items: Item[], continueOnFail = false) =>
+	run('mobile-money-collect.json', items, continueOnFail);
+const payer = (overrides: Item = {}): Item => ({
+	amount: 1500,
+	network: 'MPESA',
+	mobile: '254712345670',
+	key: newKey('mm'),
+	...overrides,
+});
 
 describe('Mobile Money: Collect', () => {
 	it('creates the intent, sends the PIN prompt and waits: a number ending 0 completes, ending 1 is a FAILED output, not an error', async () => {
@@ -21,36 +34,71 @@ describe('Mobile Money: Collect', () => {
 		const result = await collect([ok, declined]);
 		expect(result.error).toBeUndefined();
 		const [first, second] = result.output('Little Pay');
-		expect(first.json).toMatchObject({ key: ok.key, network: 'MPESA', mobile: '254712345670', status: 'COMPLETED', amount: 1500, timedOut: false });
+		expect(first.json).toMatchObject({
+			key: ok.key,
+			network: 'MPESA',
+			mobile: '254712345670',
+			status: 'COMPLETED',
+			amount: 1500,
+			timedOut: false,
+		});
 		expect(first.json.reference).toEqual(expect.any(String));
 		expect(first.pairedItem).toEqual({ item: 0 });
-		expect(second.json).toMatchObject({ key: declined.key, mobile: '254712345671', status: 'FAILED', timedOut: false });
+		expect(second.json).toMatchObject({
+			key: declined.key,
+			mobile: '254712345671',
+			status: 'FAILED',
+			timedOut: false,
+		});
 		expect(second.pairedItem).toEqual({ item: 1 });
 
 		// The gateway recorded what the output claims, and the payer's number became the billing phone.
 		const record = await sb.status(String(first.json.reference));
-		expect(record).toMatchObject({ status: 'COMPLETED', key: ok.key, payment: { provider: 'MPESA', details: { mobile: '254712345670' } } });
+		expect(record).toMatchObject({
+			status: 'COMPLETED',
+			key: ok.key,
+			payment: { provider: 'MPESA', details: { mobile: '254712345670' } },
+		});
 		expect(record.payload.billingAddress.phoneNumber).toBe('+254712345670');
 		expect((await sb.status(String(second.json.reference))).status).toBe('FAILED');
 
 		const sent = await sb.received();
-		const paths = sent.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, '{ref}').replace(/payments-v2\/.+/, 'payments-v2/{id}')}`);
-		expect(paths.slice(0, 3)).toEqual([`POST /api/payments/${sb.sandbox.merchant.tokenId}/pay`, 'POST /pay/{ref}/process', 'GET /api/payments-v2/{id}']);
+		const paths = sent.map(
+			(r) =>
+				`${r.method} ${r.path.replace(/[0-9a-f-]{36}/, '{ref}').replace(/payments-v2\/.+/, 'payments-v2/{id}')}`,
+		);
+		expect(paths.slice(0, 3)).toEqual([
+			`POST /api/payments/${sb.sandbox.merchant.tokenId}/pay`,
+			'POST /pay/{ref}/process',
+			'GET /api/payments-v2/{id}',
+		]);
 		expect(sent[1].body).toEqual({ type: 'MPESA', payment: { mobile: '254712345670' } });
 	});
 
 	it('says why a payment failed: the output message is the final status message, not the PIN prompt notice', async () => {
-		const result = await collect([payer({ mobile: '254712345671' }), payer({ mobile: '254712345672' })]);
+		const result = await collect([
+			payer({ mobile: '254712345671' }),
+			payer({ mobile: '254712345672' }),
+		]);
 		expect(result.error).toBeUndefined();
 		const [insufficient, cancelled] = result.output('Little Pay').map((o) => o.json);
-		expect(insufficient).toMatchObject({ status: 'FAILED', message: 'Insufficient funds in the payer account' });
-		expect(cancelled).toMatchObject({ status: 'FAILED', message: 'The payer cancelled the payment request' });
+		expect(insufficient).toMatchObject({
+			status: 'FAILED',
+			message: 'Insufficient funds in the payer account',
+		});
+		expect(cancelled).toMatchObject({
+			status: 'FAILED',
+			message: 'The payer cancelled the payment request',
+		});
 	});
 
 	it('returns the PENDING prompt without waiting when Wait for Completion is off', async () => {
 		const result = await collect([payer({ wait: false })]);
 		expect(result.error).toBeUndefined();
-		expect(result.output('Little Pay')[0].json).toMatchObject({ status: 'PENDING', mobile: '254712345670' });
+		expect(result.output('Little Pay')[0].json).toMatchObject({
+			status: 'PENDING',
+			mobile: '254712345670',
+		});
 		expect(result.output('Little Pay')[0].json).not.toHaveProperty('timedOut');
 		const sent = await sb.received();
 		expect(sent.map((r) => r.method)).toEqual(['POST', 'POST']); // no status request
@@ -59,13 +107,22 @@ describe('Mobile Money: Collect', () => {
 	it('returns timedOut true when the payer never answers within the timeout', async () => {
 		const result = await collect([payer({ mobile: '254712345673', timeout: 1 })]);
 		expect(result.error).toBeUndefined();
-		expect(result.output('Little Pay')[0].json).toMatchObject({ status: 'PENDING', timedOut: true });
+		expect(result.output('Little Pay')[0].json).toMatchObject({
+			status: 'PENDING',
+			timedOut: true,
+		});
 	});
 
 	it('normalises +254 712 345 670 and 0712345670 (Kenya) to the 254712345670 the gateway expects', async () => {
-		const result = await collect([payer({ mobile: '+254 712 345 670', wait: false }), payer({ mobile: '0712345670', country: 'KE', wait: false })]);
+		const result = await collect([
+			payer({ mobile: '+254 712 345 670', wait: false }),
+			payer({ mobile: '0712345670', country: 'KE', wait: false }),
+		]);
 		expect(result.error).toBeUndefined();
-		expect(result.output('Little Pay').map((o) => o.json.mobile)).toEqual(['254712345670', '254712345670']);
+		expect(result.output('Little Pay').map((o) => o.json.mobile)).toEqual([
+			'254712345670',
+			'254712345670',
+		]);
 		const prompts = (await sb.received()).filter((r) => r.path.endsWith('/process'));
 		expect(prompts.map((r) => r.body)).toEqual([
 			{ type: 'MPESA', payment: { mobile: '254712345670' } },
@@ -74,7 +131,9 @@ describe('Mobile Money: Collect', () => {
 	});
 
 	it('uses the Country for national numbers: 0712345678 in Uganda is 256712345678 for Airtel', async () => {
-		const result = await collect([payer({ network: 'AIRTEL', mobile: '0712345678', country: 'UG', wait: false })]);
+		const result = await collect([
+			payer({ network: 'AIRTEL', mobile: '0712345678', country: 'UG', wait: false }),
+		]);
 		expect(result.error).toBeUndefined();
 		const prompt = (await sb.received()).find((r) => r.path.endsWith('/process'));
 		expect(prompt?.body).toEqual({ type: 'AIRTEL', payment: { mobile: '256712345678' } });
@@ -82,9 +141,14 @@ describe('Mobile Money: Collect', () => {
 
 	it('fails the item naming Mobile Number when the number cannot belong to the network, and the sandbox receives nothing', async () => {
 		// A Kenyan number on MTN (Uganda, Ghana, Rwanda), and a Kenyan national number on Tigo Pesa (Tanzania).
-		for (const bad of [payer({ network: 'MTN', mobile: '+254 712 345 670' }), payer({ network: 'TIGOPESA', mobile: '0712345670', country: 'KE' })]) {
+		for (const bad of [
+			payer({ network: 'MTN', mobile: '+254 712 345 670' }),
+			payer({ network: 'TIGOPESA', mobile: '0712345670', country: 'KE' }),
+		]) {
 			const result = await collect([bad]);
-			expect(result.error?.message).toBe(`Item 0: Mobile Number cannot be a ${String(bad.network)} number (country codes ${bad.network === 'MTN' ? '256, 233, 250' : '255'})`);
+			expect(result.error?.message).toBe(
+				`Item 0: Mobile Number cannot be a ${String(bad.network)} number (country codes ${bad.network === 'MTN' ? '256, 233, 250' : '255'})`,
+			);
 			expect(result.output('Little Pay')).toEqual([]);
 		}
 		expect(await sb.received()).toEqual([]);
@@ -95,26 +159,53 @@ describe('Mobile Money: Request Payment', () => {
 	it('sends the PIN prompt for an existing intent with the normalised number and returns the gateway answer', async () => {
 		const intent = await sb.createIntent({ amount: 800 });
 		await sb.received();
-		const result = await run('mobile-money-request-payment.json', [{ reference: intent.reference, network: 'AIRTEL', mobile: '+256 712 345 678' }]);
+		const result = await run('mobile-money-request-payment.json', [
+			{ reference: intent.reference, network: 'AIRTEL', mobile: '+256 712 345 678' },
+		]);
 		expect(result.error).toBeUndefined();
 		const [out] = result.output('Little Pay');
-		expect(out.json).toMatchObject({ reference: intent.reference, network: 'AIRTEL', mobile: '256712345678', status: 'PENDING', meta: { provider: 'AIRTEL' } });
+		expect(out.json).toMatchObject({
+			reference: intent.reference,
+			network: 'AIRTEL',
+			mobile: '256712345678',
+			status: 'PENDING',
+			meta: { provider: 'AIRTEL' },
+		});
 		expect(out.json).not.toHaveProperty('recovered');
 		expect(out.pairedItem).toEqual({ item: 0 });
 		const sent = await sb.received();
 		expect(sent).toHaveLength(1);
-		expect(sent[0]).toMatchObject({ method: 'POST', path: `/pay/${intent.reference}/process`, body: { type: 'AIRTEL', payment: { mobile: '256712345678' } }, status: 200 });
+		expect(sent[0]).toMatchObject({
+			method: 'POST',
+			path: `/pay/${intent.reference}/process`,
+			body: { type: 'AIRTEL', payment: { mobile: '256712345678' } },
+			status: 200,
+		});
 		// The payer (ending 8) pays after the PIN delay.
-		expect(await sb.status(intent.key, '?longPoll=true')).toMatchObject({ status: 'COMPLETED', payment: { provider: 'AIRTEL' } });
+		expect(await sb.status(intent.key, '?longPoll=true')).toMatchObject({
+			status: 'COMPLETED',
+			payment: { provider: 'AIRTEL' },
+		});
 	});
 
 	it('maps a second prompt while one waits to a NodeApiError with the gateway message (422)', async () => {
 		const intent = await sb.createIntent();
-		await sb.post(`/pay/${intent.reference}/process`, { type: 'MPESA', payment: { mobile: '254712345673' } });
-		const result = await run('mobile-money-request-payment.json', [{ reference: intent.reference, network: 'MPESA', mobile: '254712345670' }]);
+		await sb.post(`/pay/${intent.reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345673' },
+		});
+		const result = await run('mobile-money-request-payment.json', [
+			{ reference: intent.reference, network: 'MPESA', mobile: '254712345670' },
+		]);
 		// The engine keeps the error as a plain record; its name, httpCode and description are the node's.
-		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '422', context: { itemIndex: 0 } });
-		expect(result.error?.message).toBe(`Little Pay: Payment intent ${intent.reference} already has a payment attempt waiting for the payer; wait for its result`);
+		expect(result.error).toMatchObject({
+			name: 'NodeApiError',
+			httpCode: '422',
+			context: { itemIndex: 0 },
+		});
+		expect(result.error?.message).toBe(
+			`Little Pay: Payment intent ${intent.reference} already has a payment attempt waiting for the payer; wait for its result`,
+		);
 		expect(result.error?.description).toContain('refused the request by its rules');
 		expect((await sb.status(intent.key)).attempts).toHaveLength(1);
 	});

@@ -8,14 +8,25 @@ import { waitFor } from '../sandbox/helpers';
 type Item = Record<string, unknown>;
 
 /** Runs a fixture with the given items against a sandbox. */
-function run(sb: NodeTestSandbox, file: string, items: Item[], onStart?: (cancel: () => void) => void): Promise<RunResult> {
-	return runWorkflow(loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: 'stopWorkflow' }), { credentials: sb.credentials, onStart });
+function run(
+	sb: NodeTestSandbox,
+	file: string,
+	items: Item[],
+	onStart?: (cancel: () => void) => void,
+): Promise<RunResult> {
+	return runWorkflow(
+		loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: 'stopWorkflow' }),
+		{ credentials: sb.credentials, onStart },
+	);
 }
 
 /** An intent with a mobile money attempt by a number ending in `lastDigit` (0 completes, 1 fails, 3 never answers). */
 async function intentWithAttempt(sb: NodeTestSandbox, lastDigit: number) {
 	const intent = await sb.createIntent({ amount: 1500 });
-	const res = await sb.post(`/pay/${intent.reference}/process`, { type: 'MPESA', payment: { mobile: `25471234567${lastDigit}` } });
+	const res = await sb.post(`/pay/${intent.reference}/process`, {
+		type: 'MPESA',
+		payment: { mobile: `25471234567${lastDigit}` },
+	});
 	if (res.status !== 200) throw new Error(`process: ${res.status}`);
 	return intent;
 }
@@ -37,7 +48,11 @@ describe('Payment', () => {
 					{ method: 'GET', pathPrefix: '/api/payments-v2/', latencyMs: 50 },
 				],
 			});
-			const result = await run(sb, 'payment-get-status.json', intents.map((i) => ({ paymentId: i.key, concurrency: 5 })));
+			const result = await run(
+				sb,
+				'payment-get-status.json',
+				intents.map((i) => ({ paymentId: i.key, concurrency: 5 })),
+			);
 			expect(result.error).toBeUndefined();
 			const out = result.output('Little Pay');
 			expect(out.map((o) => o.json.key)).toEqual(intents.map((i) => i.key));
@@ -46,7 +61,11 @@ describe('Payment', () => {
 
 		it('decrypts the API key once for a run of many lookups and still authenticates every request', async () => {
 			const intents = await Promise.all(Array.from({ length: 8 }, () => sb.createIntent()));
-			const result = await run(sb, 'payment-get-status.json', intents.map((i) => ({ paymentId: i.key, concurrency: 3 })));
+			const result = await run(
+				sb,
+				'payment-get-status.json',
+				intents.map((i) => ({ paymentId: i.key, concurrency: 3 })),
+			);
 			expect(result.error).toBeUndefined();
 			expect(result.output('Little Pay').map((o) => o.json.key)).toEqual(intents.map((i) => i.key));
 			// n8n decrypts a credential on every read: once per run, not once per request.
@@ -58,9 +77,18 @@ describe('Payment', () => {
 			const intent = await intentWithAttempt(sb, 0);
 			await sb.status(intent.key, '?longPoll=true');
 			await sb.received();
-			const result = await run(sb, 'payment-get-status.json', [{ paymentId: intent.reference }, { paymentId: intent.key }]);
+			const result = await run(sb, 'payment-get-status.json', [
+				{ paymentId: intent.reference },
+				{ paymentId: intent.key },
+			]);
 			expect(result.error).toBeUndefined();
-			const simplified = { reference: intent.reference, key: intent.key, status: 'COMPLETED', amount: 1500, provider: 'MPESA' };
+			const simplified = {
+				reference: intent.reference,
+				key: intent.key,
+				status: 'COMPLETED',
+				amount: 1500,
+				provider: 'MPESA',
+			};
 			expect(result.output('Little Pay')).toEqual([
 				{ json: simplified, pairedItem: { item: 0 } },
 				{ json: simplified, pairedItem: { item: 1 } },
@@ -76,7 +104,9 @@ describe('Payment', () => {
 		it('returns the full status record with Simplify off', async () => {
 			const intent = await intentWithAttempt(sb, 1);
 			await sb.status(intent.key, '?longPoll=true');
-			const result = await run(sb, 'payment-get-status.json', [{ paymentId: intent.key, simplify: false }]);
+			const result = await run(sb, 'payment-get-status.json', [
+				{ paymentId: intent.key, simplify: false },
+			]);
 			expect(result.error).toBeUndefined();
 			const [out] = result.output('Little Pay');
 			expect(out.json).toEqual(await sb.status(intent.key));
@@ -92,12 +122,16 @@ describe('Payment', () => {
 		it('holds one long poll when asked and returns the status it ends with', async () => {
 			const intent = await intentWithAttempt(sb, 0);
 			await sb.received();
-			const result = await run(sb, 'payment-get-status.json', [{ paymentId: intent.key, longPoll: true }]);
+			const result = await run(sb, 'payment-get-status.json', [
+				{ paymentId: intent.key, longPoll: true },
+			]);
 			expect(result.error).toBeUndefined();
 			expect(result.output('Little Pay')[0].json.status).toBe('COMPLETED');
 			const [sent] = await sb.received();
 			expect(sent).toMatchObject({ method: 'GET', path: `/api/payments-v2/${intent.key}` });
-			expect((sent as unknown as { query: Record<string, string> }).query).toEqual({ longPoll: 'true' });
+			expect((sent as unknown as { query: Record<string, string> }).query).toEqual({
+				longPoll: 'true',
+			});
 		});
 
 		it('maps an unknown reference to a NodeApiError with the gateway message and the 404 hint', async () => {
@@ -106,7 +140,8 @@ describe('Payment', () => {
 				name: 'NodeApiError',
 				httpCode: '404',
 				message: 'Little Pay: No payment intent with reference or key "noSuchOrder1"',
-				description: 'No payment or disbursement with this reference or key exists for this merchant',
+				description:
+					'No payment or disbursement with this reference or key exists for this merchant',
 			});
 		});
 	});
@@ -115,14 +150,28 @@ describe('Payment', () => {
 		it('wakes up when the held payment completes: one long poll, no timeout', async () => {
 			const intent = await intentWithAttempt(sb, 3); // the payer never answers by itself
 			await sb.received();
-			const running = run(sb, 'payment-wait-for-completion.json', [{ paymentId: intent.reference, timeout: 30 }]);
-			await waitFor('the node to hold a long poll', async () => ((await heldLongPolls(sb)) > 0 ? true : undefined));
-			const resolved = await sb.post(`/sandbox/payments/${intent.reference}/resolve`, { status: 'COMPLETED' });
+			const running = run(sb, 'payment-wait-for-completion.json', [
+				{ paymentId: intent.reference, timeout: 30 },
+			]);
+			await waitFor('the node to hold a long poll', async () =>
+				(await heldLongPolls(sb)) > 0 ? true : undefined,
+			);
+			const resolved = await sb.post(`/sandbox/payments/${intent.reference}/resolve`, {
+				status: 'COMPLETED',
+			});
 			expect(resolved.status).toBe(200);
 			const result = await running;
 			expect(result.error).toBeUndefined();
 			expect(result.output('Little Pay')[0]).toEqual({
-				json: { reference: intent.reference, key: intent.key, status: 'COMPLETED', amount: 1500, provider: 'MPESA', timedOut: false, requests: 1 },
+				json: {
+					reference: intent.reference,
+					key: intent.key,
+					status: 'COMPLETED',
+					amount: 1500,
+					provider: 'MPESA',
+					timedOut: false,
+					requests: 1,
+				},
 				pairedItem: { item: 0 },
 			});
 			const polls = (await sb.received()).filter((r) => r.path.startsWith('/api/payments-v2/'));
@@ -131,25 +180,43 @@ describe('Payment', () => {
 
 		it('returns FAILED as output when the payer declines during the wait, with the full record when Simplify is off', async () => {
 			const intent = await intentWithAttempt(sb, 1);
-			const result = await run(sb, 'payment-wait-for-completion.json', [{ paymentId: intent.key, timeout: 30, simplify: false }]);
+			const result = await run(sb, 'payment-wait-for-completion.json', [
+				{ paymentId: intent.key, timeout: 30, simplify: false },
+			]);
 			expect(result.error).toBeUndefined();
 			const [out] = result.output('Little Pay');
-			expect(out.json).toMatchObject({ status: 'FAILED', key: intent.key, timedOut: false, requests: 1, message: 'Insufficient funds in the payer account' });
-			expect(out.json.attempts).toEqual([expect.objectContaining({ provider: 'MPESA', status: 'FAILED' })]);
+			expect(out.json).toMatchObject({
+				status: 'FAILED',
+				key: intent.key,
+				timedOut: false,
+				requests: 1,
+				message: 'Insufficient funds in the payer account',
+			});
+			expect(out.json.attempts).toEqual([
+				expect.objectContaining({ provider: 'MPESA', status: 'FAILED' }),
+			]);
 		});
 
 		it('answers at once for a payment that is already final', async () => {
 			const intent = await intentWithAttempt(sb, 0);
 			await sb.status(intent.key, '?longPoll=true');
-			const result = await run(sb, 'payment-wait-for-completion.json', [{ paymentId: intent.key, timeout: 30 }]);
-			expect(result.output('Little Pay')[0].json).toMatchObject({ status: 'COMPLETED', timedOut: false, requests: 1 });
+			const result = await run(sb, 'payment-wait-for-completion.json', [
+				{ paymentId: intent.key, timeout: 30 },
+			]);
+			expect(result.output('Little Pay')[0].json).toMatchObject({
+				status: 'COMPLETED',
+				timedOut: false,
+				requests: 1,
+			});
 		});
 
 		it('times out with timedOut true, the last status and a bounded number of requests', async () => {
 			const intent = await intentWithAttempt(sb, 3);
 			await sb.received();
 			// The sandbox ends each long poll after 300 ms; over 2 s the node must not hammer it.
-			const result = await run(sb, 'payment-wait-for-completion.json', [{ paymentId: intent.reference, timeout: 2 }]);
+			const result = await run(sb, 'payment-wait-for-completion.json', [
+				{ paymentId: intent.reference, timeout: 2 },
+			]);
 			expect(result.error).toBeUndefined();
 			const out = result.output('Little Pay')[0].json;
 			expect(out).toMatchObject({ reference: intent.reference, status: 'PENDING', timedOut: true });
@@ -157,12 +224,22 @@ describe('Payment', () => {
 			expect(out.requests).toBe(polls.length);
 			expect(polls.length).toBeGreaterThanOrEqual(1);
 			expect(polls.length).toBeLessThanOrEqual(3);
-			expect(polls.every((r) => (r as unknown as { query: Record<string, string> }).query.longPoll === 'true')).toBe(true);
+			expect(
+				polls.every(
+					(r) => (r as unknown as { query: Record<string, string> }).query.longPoll === 'true',
+				),
+			).toBe(true);
 		});
 
 		it('fails with the 404 hint when the payment does not exist instead of waiting', async () => {
-			const result = await run(sb, 'payment-wait-for-completion.json', [{ paymentId: 'noSuchOrder2', timeout: 30 }]);
-			expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '404', message: 'Little Pay: No payment intent with reference or key "noSuchOrder2"' });
+			const result = await run(sb, 'payment-wait-for-completion.json', [
+				{ paymentId: 'noSuchOrder2', timeout: 30 },
+			]);
+			expect(result.error).toMatchObject({
+				name: 'NodeApiError',
+				httpCode: '404',
+				message: 'Little Pay: No payment intent with reference or key "noSuchOrder2"',
+			});
 			expect((await sb.received()).length).toBe(1);
 		});
 	});
@@ -176,14 +253,25 @@ describe('Payment: Wait for Completion cancelled', () => {
 		const intent = await intentWithAttempt(slow, 3);
 		await slow.received();
 		let cancel: (() => void) | undefined;
-		const running = run(slow, 'payment-wait-for-completion.json', [{ paymentId: intent.reference, timeout: 60 }], (c) => (cancel = c));
-		await waitFor('the node to hold a long poll', async () => ((await heldLongPolls(slow)) > 0 ? true : undefined));
+		const running = run(
+			slow,
+			'payment-wait-for-completion.json',
+			[{ paymentId: intent.reference, timeout: 60 }],
+			(c) => (cancel = c),
+		);
+		await waitFor('the node to hold a long poll', async () =>
+			(await heldLongPolls(slow)) > 0 ? true : undefined,
+		);
 		cancel?.();
 		const result = await running;
 		expect(result.output('Little Pay')).toEqual([]);
 		expect(result.error?.message).toMatch(/cancelled/i);
 		// The node passed the cancel signal to its request, so the gateway no longer holds it.
-		await waitFor('the held long poll to be hung up', async () => ((await heldLongPolls(slow)) === 0 ? true : undefined), 2000);
+		await waitFor(
+			'the held long poll to be hung up',
+			async () => ((await heldLongPolls(slow)) === 0 ? true : undefined),
+			2000,
+		);
 		const polls = (await slow.received()).filter((r) => r.path.startsWith('/api/payments-v2/'));
 		expect(polls).toHaveLength(1);
 		expect((await slow.status(intent.key)).status).toBe('PENDING');

@@ -14,7 +14,10 @@ const item = (overrides: Record<string, unknown> = {}) => ({
 });
 
 async function createIntents(items: Array<Record<string, unknown>>, executionId?: string) {
-	return runWorkflow(loadFixture('payment-intent-create.json', { ITEMS: JSON.stringify(items) }), { credentials: sb.credentials, executionId });
+	return runWorkflow(loadFixture('payment-intent-create.json', { ITEMS: JSON.stringify(items) }), {
+		credentials: sb.credentials,
+		executionId,
+	});
 }
 
 describe('Payment Intent: Create', () => {
@@ -23,13 +26,25 @@ describe('Payment Intent: Create', () => {
 		const result = await createIntents([item({ key: 'shop0001' })]);
 		expect(result.error).toBeUndefined();
 		const [out] = result.output('Little Pay');
-		expect(out.json).toMatchObject({ key: 'shop0001', reference: expect.any(String), checkoutUrl: expect.stringContaining('http') });
+		expect(out.json).toMatchObject({
+			key: 'shop0001',
+			reference: expect.any(String),
+			checkoutUrl: expect.stringContaining('http'),
+		});
 		expect(out.pairedItem).toEqual({ item: 0 });
 		const status = await sb.status('shop0001');
 		expect(status).toMatchObject({ reference: out.json.reference, amount: 1500 });
 		const [sent] = await sb.received();
-		expect(sent).toMatchObject({ method: 'POST', path: `/api/payments/${sb.sandbox.merchant.tokenId}/pay`, status: 200 });
-		expect(sent.body).toMatchObject({ returnUrl: 'https://shop.example/thanks', expiresAt: 15, payload: { billingAddress: { email: 'amina@example.com' } } });
+		expect(sent).toMatchObject({
+			method: 'POST',
+			path: `/api/payments/${sb.sandbox.merchant.tokenId}/pay`,
+			status: 200,
+		});
+		expect(sent.body).toMatchObject({
+			returnUrl: 'https://shop.example/thanks',
+			expiresAt: 15,
+			payload: { billingAddress: { email: 'amina@example.com' } },
+		});
 	});
 
 	it('generates the same key when n8n retries the same item of the same execution, so no second intent appears', async () => {
@@ -38,10 +53,16 @@ describe('Payment Intent: Create', () => {
 		const firstOut = first.output('Little Pay')[0].json;
 		expect(firstOut.key).toMatch(/^[a-f0-9]{12}$/);
 		expect(again.error).toBeUndefined();
-		expect(again.output('Little Pay')[0].json).toMatchObject({ key: firstOut.key, reference: firstOut.reference, recovered: true });
+		expect(again.output('Little Pay')[0].json).toMatchObject({
+			key: firstOut.key,
+			reference: firstOut.reference,
+			recovered: true,
+		});
 		const firstKey = firstOut.key;
 		const ledger = await sb.get('/sandbox/ledger');
-		const intents = (ledger.data.data.intents as Array<{ key: string }>).filter((i) => i.key === firstKey);
+		const intents = (ledger.data.data.intents as Array<{ key: string }>).filter(
+			(i) => i.key === firstKey,
+		);
 		expect(intents).toHaveLength(1);
 	});
 
@@ -60,12 +81,20 @@ describe('Payment Intent: Create', () => {
 	});
 
 	it('resolves a create whose answer was lost by looking the key up, leaving exactly one intent', async () => {
-		await sb.post('/sandbox/faults', { rules: [{ method: 'POST', pathPrefix: '/api/payments/', drop: 'after', times: 1 }] });
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/api/payments/', drop: 'after', times: 1 }],
+		});
 		const result = await createIntents([item({ key: 'lostanswer01' })]);
 		await sb.post('/sandbox/faults', { rules: [] });
 		expect(result.error).toBeUndefined();
-		expect(result.output('Little Pay')[0].json).toMatchObject({ key: 'lostanswer01', recovered: true, reference: expect.any(String) });
+		expect(result.output('Little Pay')[0].json).toMatchObject({
+			key: 'lostanswer01',
+			recovered: true,
+			reference: expect.any(String),
+		});
 		const ledger = await sb.get('/sandbox/ledger');
-		expect((ledger.data.data.intents as Array<{ key: string }>).filter((i) => i.key === 'lostanswer01')).toHaveLength(1);
+		expect(
+			(ledger.data.data.intents as Array<{ key: string }>).filter((i) => i.key === 'lostanswer01'),
+		).toHaveLength(1);
 	});
 });

@@ -9,7 +9,10 @@ const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 type Item = Record<string, unknown>;
 
 function run(file: string, items: Item[]) {
-	return runWorkflow(loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: 'continueRegularOutput' }), { credentials: sb.credentials });
+	return runWorkflow(
+		loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: 'continueRegularOutput' }),
+		{ credentials: sb.credentials },
+	);
 }
 
 async function ledgerDisbursements(key: string): Promise<unknown[]> {
@@ -17,17 +20,30 @@ async function ledgerDisbursements(key: string): Promise<unknown[]> {
 	return (ledger.data.data.disbursements as Array<{ key: string }>).filter((d) => d.key === key);
 }
 
-const payout = (key: string, extra: Item = {}): Item => ({ method: 'MPESA', amount: 500, to: '+254712345670', key, checkLimits: false, ...extra });
+const payout = (key: string, extra: Item = {}): Item => ({
+	method: 'MPESA',
+	amount: 500,
+	to: '+254712345670',
+	key,
+	checkLimits: false,
+	...extra,
+});
 
 describe('unknown outcomes of money-moving requests', () => {
 	it('a payout answered 503 is looked up, found missing, and sent once more: one payout', async () => {
 		const key = newKey('p503');
-		await sb.post('/sandbox/faults', { rules: [{ method: 'POST', pathPrefix: '/api/disbursements', status: 503, times: 1 }] });
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/api/disbursements', status: 503, times: 1 }],
+		});
 		const result = await run('disbursement-create.json', [payout(key)]);
 		expect(result.output('Little Pay')[0].json).toMatchObject({ key, status: 'success' });
 		expect(await ledgerDisbursements(key)).toHaveLength(1);
 		const sent = (await sb.received()).map((r) => `${r.method} ${r.path.split('?')[0]}`);
-		expect(sent).toEqual(['POST /api/disbursements', `GET /api/disbursements/${key}`, 'POST /api/disbursements']);
+		expect(sent).toEqual([
+			'POST /api/disbursements',
+			`GET /api/disbursements/${key}`,
+			'POST /api/disbursements',
+		]);
 	});
 
 	it('a payout whose answer and every lookup are lost says the outcome is unknown, and is not sent again', async () => {
@@ -51,7 +67,9 @@ describe('unknown outcomes of money-moving requests', () => {
 	it('a refund answered 502 is never resent: the item says to check before retrying', async () => {
 		const { reference } = await sb.createIntent();
 		await sb.received();
-		await sb.post('/sandbox/faults', { rules: [{ method: 'POST', pathPrefix: '/api/refund/', status: 502, times: 1 }] });
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/api/refund/', status: 502, times: 1 }],
+		});
 		const result = await run('refund-create.json', [{ paymentId: reference, amount: 100 }]);
 		const [out] = result.output('Little Pay').map((i) => i.json);
 		expect(out.error).toMatch(/Item 0: the outcome of the refund is unknown \(HTTP 502\)/);
@@ -63,19 +81,29 @@ describe('values as expressions give them', () => {
 	it('accepts a network in any case with spaces, and sends Little Pay its own name', async () => {
 		const key = newKey('pcase');
 		const result = await run('disbursement-create.json', [payout(key, { method: ' mpesa ' })]);
-		expect(result.output('Little Pay')[0].json).toMatchObject({ method: 'MPESA', status: 'success' });
+		expect(result.output('Little Pay')[0].json).toMatchObject({
+			method: 'MPESA',
+			status: 'success',
+		});
 		const [post] = (await sb.received()).filter((r) => r.method === 'POST');
 		expect(post.body).toMatchObject({ method: 'MPESA' });
 	});
 
 	it('refuses an unknown network naming the field, and sends nothing', async () => {
-		const result = await run('disbursement-create.json', [payout(newKey('pnet'), { method: 'VODAFONE' })]);
-		expect(result.output('Little Pay')[0].json.error).toMatch(/Item 0: Network is not one of MPESA, AIRTEL, MTN, TIGOPESA/);
+		const result = await run('disbursement-create.json', [
+			payout(newKey('pnet'), { method: 'VODAFONE' }),
+		]);
+		expect(result.output('Little Pay')[0].json.error).toMatch(
+			/Item 0: Network is not one of MPESA, AIRTEL, MTN, TIGOPESA/,
+		);
 		expect(await sb.received()).toEqual([]);
 	});
 
 	it('takes a key an expression turns into a number', async () => {
 		const result = await run('disbursement-create.json', [payout('', { key: 87654321 })]);
-		expect(result.output('Little Pay')[0].json).toMatchObject({ key: '87654321', status: 'success' });
+		expect(result.output('Little Pay')[0].json).toMatchObject({
+			key: '87654321',
+			status: 'success',
+		});
 	});
 });

@@ -8,13 +8,22 @@ type Item = Record<string, unknown>;
 
 /** Runs Refund: Create; an item without `amount` is a full refund, with one a partial refund. */
 function refund(items: Item[], continueOnFail = false) {
-	return runWorkflow(loadFixture('refund-create.json', { ITEMS: JSON.stringify(items), ON_ERROR: continueOnFail ? 'continueRegularOutput' : 'stopWorkflow' }), { credentials: sb.credentials });
+	return runWorkflow(
+		loadFixture('refund-create.json', {
+			ITEMS: JSON.stringify(items),
+			ON_ERROR: continueOnFail ? 'continueRegularOutput' : 'stopWorkflow',
+		}),
+		{ credentials: sb.credentials },
+	);
 }
 
 /** A COMPLETED M-Pesa payment of `amount`. */
 async function paid(amount = 1500) {
 	const intent = await sb.createIntent({ amount });
-	await sb.post(`/pay/${intent.reference}/process`, { type: 'MPESA', payment: { mobile: '254712345670' } });
+	await sb.post(`/pay/${intent.reference}/process`, {
+		type: 'MPESA',
+		payment: { mobile: '254712345670' },
+	});
 	const record = await sb.status(intent.key, '?longPoll=true');
 	if (record.status !== 'COMPLETED') throw new Error(`payment is ${String(record.status)}`);
 	await sb.received();
@@ -23,7 +32,9 @@ async function paid(amount = 1500) {
 
 async function refundsOf(reference: string): Promise<Array<Record<string, unknown>>> {
 	const ledger = await sb.get('/sandbox/ledger');
-	return (ledger.data.data.refunds as Array<Record<string, unknown>>).filter((r) => r.reference === reference);
+	return (ledger.data.data.refunds as Array<Record<string, unknown>>).filter(
+		(r) => r.reference === reference,
+	);
 }
 
 describe('Refund: Create', () => {
@@ -31,9 +42,22 @@ describe('Refund: Create', () => {
 		const payment = await paid(1500);
 		const result = await refund([{ paymentId: payment.reference }]);
 		expect(result.error).toBeUndefined();
-		expect(result.output('Little Pay')).toEqual([{ json: { paymentId: payment.reference, amount: 1500, status: 'COMPLETED', message: expect.any(String) }, pairedItem: { item: 0 } }]);
+		expect(result.output('Little Pay')).toEqual([
+			{
+				json: {
+					paymentId: payment.reference,
+					amount: 1500,
+					status: 'COMPLETED',
+					message: expect.any(String),
+				},
+				pairedItem: { item: 0 },
+			},
+		]);
 		const sent = await sb.received();
-		expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /api/payments-v2/${payment.reference}`, `POST /api/refund/${payment.reference}`]);
+		expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`GET /api/payments-v2/${payment.reference}`,
+			`POST /api/refund/${payment.reference}`,
+		]);
 		expect(sent[1].body).toEqual({ amount: 1500 });
 		expect((await sb.status(payment.key)).refundedAmount).toBe(1500);
 	});
@@ -45,7 +69,11 @@ describe('Refund: Create', () => {
 			{ paymentId: payment.reference, amount: 1000 },
 		]);
 		expect(result.error).toBeUndefined();
-		expect(result.output('Little Pay').map((o) => [o.json.paymentId, o.json.amount, o.json.status, o.pairedItem])).toEqual([
+		expect(
+			result
+				.output('Little Pay')
+				.map((o) => [o.json.paymentId, o.json.amount, o.json.status, o.pairedItem]),
+		).toEqual([
 			[payment.key, 500, 'COMPLETED', { item: 0 }],
 			[payment.reference, 1000, 'COMPLETED', { item: 1 }],
 		]);
@@ -70,30 +98,50 @@ describe('Refund: Create', () => {
 
 	it('sends the callback URL with the refund and returns PENDING for a refund that settles later', async () => {
 		const payment = await paid(1500);
-		const result = await refund([{ paymentId: payment.key, amount: 100, reason: 'pending', callbackUrl: 'http://127.0.0.1:9/refund?token=abc' }]);
+		const result = await refund([
+			{
+				paymentId: payment.key,
+				amount: 100,
+				reason: 'pending',
+				callbackUrl: 'http://127.0.0.1:9/refund?token=abc',
+			},
+		]);
 		expect(result.error).toBeUndefined();
 		expect(result.output('Little Pay')[0].json).toMatchObject({ amount: 100, status: 'PENDING' });
 		const [sent] = await sb.received();
-		expect(sent.body).toEqual({ amount: 100, reason: 'pending', callbackUrl: 'http://127.0.0.1:9/refund?token=abc' });
+		expect(sent.body).toEqual({
+			amount: 100,
+			reason: 'pending',
+			callbackUrl: 'http://127.0.0.1:9/refund?token=abc',
+		});
 	});
 
 	it('returns a FAILED refund as normal output, and nothing is refunded', async () => {
 		const payment = await paid(1500);
 		const result = await refund([{ paymentId: payment.key, amount: 300, reason: 'fail please' }]);
 		expect(result.error).toBeUndefined();
-		expect(result.output('Little Pay')[0]).toEqual({ json: { paymentId: payment.key, amount: 300, status: 'FAILED', message: expect.any(String) }, pairedItem: { item: 0 } });
+		expect(result.output('Little Pay')[0]).toEqual({
+			json: { paymentId: payment.key, amount: 300, status: 'FAILED', message: expect.any(String) },
+			pairedItem: { item: 0 },
+		});
 		expect((await sb.status(payment.key)).refundedAmount).toBe(0);
-		expect(await refundsOf(payment.reference)).toEqual([expect.objectContaining({ status: 'FAILED', amount: 300 })]);
+		expect(await refundsOf(payment.reference)).toEqual([
+			expect.objectContaining({ status: 'FAILED', amount: 300 }),
+		]);
 	});
 
 	it('maps a refund of an unknown reference to a NodeApiError with the gateway message and the 404 hint', async () => {
-		for (const item of [{ paymentId: 'noSuchPayment1' }, { paymentId: 'noSuchPayment1', amount: 100 }]) {
+		for (const item of [
+			{ paymentId: 'noSuchPayment1' },
+			{ paymentId: 'noSuchPayment1', amount: 100 },
+		]) {
 			const result = await refund([item]);
 			expect(result.error).toMatchObject({
 				name: 'NodeApiError',
 				httpCode: '404',
 				message: 'Little Pay: No payment intent with reference or key "noSuchPayment1"',
-				description: 'No payment or disbursement with this reference or key exists for this merchant',
+				description:
+					'No payment or disbursement with this reference or key exists for this merchant',
 				context: { itemIndex: 0 },
 			});
 		}
@@ -102,7 +150,11 @@ describe('Refund: Create', () => {
 	it('maps a refund above the paid amount to a 422 NodeApiError and refunds nothing', async () => {
 		const payment = await paid(1000);
 		const result = await refund([{ paymentId: payment.key, amount: 1200 }]);
-		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '422', message: expect.stringMatching(/^Little Pay: /) });
+		expect(result.error).toMatchObject({
+			name: 'NodeApiError',
+			httpCode: '422',
+			message: expect.stringMatching(/^Little Pay: /),
+		});
 		expect(result.error?.description).toContain('refund above the paid amount');
 		expect((await sb.status(payment.key)).refundedAmount).toBe(0);
 	});
@@ -126,7 +178,9 @@ describe('Refund: Create', () => {
 
 	it('never resends a refund whose answer was lost: the item fails saying the outcome is unknown, and exactly one refund exists', async () => {
 		const payment = await paid(1500);
-		await sb.post('/sandbox/faults', { rules: [{ method: 'POST', pathPrefix: '/api/refund/', drop: 'after', times: 1 }] });
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/api/refund/', drop: 'after', times: 1 }],
+		});
 		const result = await refund([{ paymentId: payment.key, amount: 200 }]);
 		expect(result.error?.message).toMatch(/^Item 0: the outcome of the refund is unknown/);
 		expect(result.error?.description).toContain('Check in the dashboard');

@@ -9,17 +9,45 @@ const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 
 type Item = Record<string, unknown>;
 
-function run(file: string, items: Item[], options: { continueOnFail?: boolean; executionId?: string; credentials?: NodeTestSandbox['credentials'] } = {}) {
-	return runWorkflow(loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: options.continueOnFail ? 'continueRegularOutput' : 'stopWorkflow' }), {
-		credentials: options.credentials ?? sb.credentials,
-		executionId: options.executionId,
-	});
+function run(
+	file: string,
+	items: Item[],
+	options: {
+		continueOnFail?: boolean;
+		executionId?: string;
+		credentials?: NodeTestSandbox['credentials'];
+	} = {},
+) {
+	return runWorkflow(
+		loadFixture(file, {
+			ITEMS: JSON.stringify(items),
+			ON_ERROR: options.continueOnFail ? 'continueRegularOutput' : 'stopWorkflow',
+		}),
+		{
+			credentials: options.credentials ?? sb.credentials,
+			executionId: options.executionId,
+		},
+	);
 }
 
-const payout = (overrides: Item = {}): Item => ({ method: 'MPESA', amount: 500, to: '254712345670', key: newKey('rpay'), ...overrides });
-const intent = (overrides: Item = {}): Item => ({ amount: 1500, callbackUrl: 'http://127.0.0.1:9/callback', key: newKey('rint'), ...overrides });
+const payout = (overrides: Item = {}): Item => ({
+	method: 'MPESA',
+	amount: 500,
+	to: '254712345670',
+	key: newKey('rpay'),
+	...overrides,
+});
+const intent = (overrides: Item = {}): Item => ({
+	amount: 1500,
+	callbackUrl: 'http://127.0.0.1:9/callback',
+	key: newKey('rint'),
+	...overrides,
+});
 
-async function ledger(): Promise<{ intents: Array<{ key: string; reference: string; attempts: unknown[] }>; disbursements: Array<{ key: string; id: string }> }> {
+async function ledger(): Promise<{
+	intents: Array<{ key: string; reference: string; attempts: unknown[] }>;
+	disbursements: Array<{ key: string; id: string }>;
+}> {
 	return (await sb.get('/sandbox/ledger')).data.data;
 }
 
@@ -31,7 +59,10 @@ describe('Continue On Fail', () => {
 		const output = result.output('Little Pay');
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(output[0].json).toMatchObject({ key: items[0].key, status: 'success' });
-		expect(output[1].json).toEqual({ error: 'Item 1: Amount 5 is outside the MPESA limits 10-150000', description: 'Split the payout or pick another network' });
+		expect(output[1].json).toEqual({
+			error: 'Item 1: Amount 5 is outside the MPESA limits 10-150000',
+			description: 'Split the payout or pick another network',
+		});
 		expect(output[2].json).toMatchObject({ key: items[2].key, status: 'success' });
 		const posts = (await sb.received()).filter((r) => r.method === 'POST');
 		expect(posts.map((r) => (r.body as Item).key)).toEqual([items[0].key, items[2].key]);
@@ -49,27 +80,92 @@ describe('Continue On Fail', () => {
 
 	it('keeps a gateway error on its item too (an unknown payment among known ones)', async () => {
 		const known = await sb.createIntent();
-		const result = await run('payment-get-status.json', [{ paymentId: known.key }, { paymentId: 'noSuchOrder9' }, { paymentId: known.reference }], { continueOnFail: true });
+		const result = await run(
+			'payment-get-status.json',
+			[{ paymentId: known.key }, { paymentId: 'noSuchOrder9' }, { paymentId: known.reference }],
+			{ continueOnFail: true },
+		);
 		expect(result.error).toBeUndefined();
 		const output = result.output('Little Pay');
-		expect(output.map((o) => o.json.status ?? o.json.error)).toEqual(['PENDING', 'Little Pay: No payment intent with reference or key "noSuchOrder9"', 'PENDING']);
-		expect(output[1].json.description).toBe('No payment or disbursement with this reference or key exists for this merchant');
+		expect(output.map((o) => o.json.status ?? o.json.error)).toEqual([
+			'PENDING',
+			'Little Pay: No payment intent with reference or key "noSuchOrder9"',
+			'PENDING',
+		]);
+		expect(output[1].json.description).toBe(
+			'No payment or disbursement with this reference or key exists for this merchant',
+		);
 	});
 });
 
 describe('Bad input fails the item before anything is sent', () => {
 	const cases: Array<[string, string, Item, RegExp]> = [
-		['missing amount', 'router-payment-intent.json', intent({ amount: undefined }), /^Item 0: Amount must be a positive number/],
-		['malformed amount', 'router-payment-intent.json', intent({ amount: '12abc' }), /^Item 0: Amount must be a positive number \(got "12abc"\)/],
-		['zero amount', 'router-payment-intent.json', intent({ amount: 0 }), /^Item 0: Amount must be a positive number \(got 0\)/],
-		['key with special characters', 'router-payment-intent.json', intent({ key: 'order-1/2' }), /^Item 0: Key must contain only letters and digits/],
-		['bad callback URL', 'router-payment-intent.json', intent({ callbackUrl: 'not a url' }), /^Item 0: Callback URL is not an http\(s\) URL \(got "not a url"\)/],
-		['bad payer number', 'mobile-money-collect.json', { amount: 100, network: 'MPESA', mobile: '07123' }, /^Item 0: Mobile Number must have 9 digits after the country code 254/],
-		['letters in the payer number', 'mobile-money-collect.json', { amount: 100, network: 'MPESA', mobile: 'call me' }, /^Item 0: Mobile Number is not a phone number/],
-		['bad payout number', 'disbursement-create.json', payout({ to: '+256712345670' }), /^Item 0: Destination Number cannot be a MPESA number/],
-		['payout key with special characters', 'disbursement-create.json', payout({ key: 'pay out!' }), /^Item 0: Key must contain only letters and digits/],
-		['malformed payout amount', 'disbursement-create.json', payout({ amount: 'ten' }), /^Item 0: Amount must be a positive number/],
-		['bad refund amount', 'refund-create.json', { paymentId: 'order1', amount: -1 }, /^Item 0: Amount must be a positive number/],
+		[
+			'missing amount',
+			'router-payment-intent.json',
+			intent({ amount: undefined }),
+			/^Item 0: Amount must be a positive number/,
+		],
+		[
+			'malformed amount',
+			'router-payment-intent.json',
+			intent({ amount: '12abc' }),
+			/^Item 0: Amount must be a positive number \(got "12abc"\)/,
+		],
+		[
+			'zero amount',
+			'router-payment-intent.json',
+			intent({ amount: 0 }),
+			/^Item 0: Amount must be a positive number \(got 0\)/,
+		],
+		[
+			'key with special characters',
+			'router-payment-intent.json',
+			intent({ key: 'order-1/2' }),
+			/^Item 0: Key must contain only letters and digits/,
+		],
+		[
+			'bad callback URL',
+			'router-payment-intent.json',
+			intent({ callbackUrl: 'not a url' }),
+			/^Item 0: Callback URL is not an http\(s\) URL \(got "not a url"\)/,
+		],
+		[
+			'bad payer number',
+			'mobile-money-collect.json',
+			{ amount: 100, network: 'MPESA', mobile: '07123' },
+			/^Item 0: Mobile Number must have 9 digits after the country code 254/,
+		],
+		[
+			'letters in the payer number',
+			'mobile-money-collect.json',
+			{ amount: 100, network: 'MPESA', mobile: 'call me' },
+			/^Item 0: Mobile Number is not a phone number/,
+		],
+		[
+			'bad payout number',
+			'disbursement-create.json',
+			payout({ to: '+256712345670' }),
+			/^Item 0: Destination Number cannot be a MPESA number/,
+		],
+		[
+			'payout key with special characters',
+			'disbursement-create.json',
+			payout({ key: 'pay out!' }),
+			/^Item 0: Key must contain only letters and digits/,
+		],
+		[
+			'malformed payout amount',
+			'disbursement-create.json',
+			payout({ amount: 'ten' }),
+			/^Item 0: Amount must be a positive number/,
+		],
+		[
+			'bad refund amount',
+			'refund-create.json',
+			{ paymentId: 'order1', amount: -1 },
+			/^Item 0: Amount must be a positive number/,
+		],
 	];
 
 	it.each(cases)('%s', async (_name, file, item, message) => {
@@ -81,23 +177,43 @@ describe('Bad input fails the item before anything is sent', () => {
 
 	it('amount outside the network limits: only the charges table is read, no payout is sent', async () => {
 		const result = await run('disbursement-create.json', [payout({ amount: 200000 })]);
-		expect(result.error?.message).toBe('Item 0: Amount 200000 is outside the MPESA limits 10-150000');
-		expect((await sb.received()).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/disbursements/charges']);
+		expect(result.error?.message).toBe(
+			'Item 0: Amount 200000 is outside the MPESA limits 10-150000',
+		);
+		expect((await sb.received()).map((r) => `${r.method} ${r.path}`)).toEqual([
+			'GET /api/disbursements/charges',
+		]);
 	});
 });
 
 describe('Gateway errors become NodeApiErrors with a hint', () => {
 	it('a wrong API key is a 401 with a hint about the credentials', async () => {
-		const wrong = { ...sb.credentials, littlePayApiKeyApi: { ...sb.credentials.littlePayApiKeyApi, apiKey: 'not-the-key' } };
-		const result = await run('payment-get-status.json', [{ paymentId: 'order1' }], { credentials: wrong });
-		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '401', message: expect.stringMatching(/^Little Pay: /) });
-		expect(result.error?.description).toBe('Check the credentials: client ID/secret for intents, the API key for everything else');
+		const wrong = {
+			...sb.credentials,
+			littlePayApiKeyApi: { ...sb.credentials.littlePayApiKeyApi, apiKey: 'not-the-key' },
+		};
+		const result = await run('payment-get-status.json', [{ paymentId: 'order1' }], {
+			credentials: wrong,
+		});
+		expect(result.error).toMatchObject({
+			name: 'NodeApiError',
+			httpCode: '401',
+			message: expect.stringMatching(/^Little Pay: /),
+		});
+		expect(result.error?.description).toBe(
+			'Check the credentials: client ID/secret for intents, the API key for everything else',
+		);
 		const sent = await sb.received();
-		expect(sent).toEqual([expect.objectContaining({ path: '/api/payments-v2/order1', status: 401 })]);
+		expect(sent).toEqual([
+			expect.objectContaining({ path: '/api/payments-v2/order1', status: 401 }),
+		]);
 	});
 
 	it('a wrong client secret on intent creation is a 401 too, and nothing is created', async () => {
-		const wrong = { ...sb.credentials, littlePayBasicApi: { ...sb.credentials.littlePayBasicApi, clientSecret: 'wrong' } };
+		const wrong = {
+			...sb.credentials,
+			littlePayBasicApi: { ...sb.credentials.littlePayBasicApi, clientSecret: 'wrong' },
+		};
 		const item = intent();
 		const result = await run('router-payment-intent.json', [item], { credentials: wrong });
 		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '401' });
@@ -110,13 +226,21 @@ describe('Gateway errors become NodeApiErrors with a hint', () => {
 		const first = await run('disbursement-create.json', [item]);
 		expect(first.error).toBeUndefined();
 		const second = await run('disbursement-create.json', [item]);
-		expect(second.error).toMatchObject({ name: 'NodeApiError', httpCode: '409', errorResponse: { code: 'DUPLICATE_KEY' } });
-		expect(second.error?.description).toBe('This key was already used; use a new key or look up the existing one');
+		expect(second.error).toMatchObject({
+			name: 'NodeApiError',
+			httpCode: '409',
+			errorResponse: { code: 'DUPLICATE_KEY' },
+		});
+		expect(second.error?.description).toBe(
+			'This key was already used; use a new key or look up the existing one',
+		);
 		expect((await ledger()).disbursements.filter((d) => d.key === item.key)).toHaveLength(1);
 	});
 
 	it('a 5xx on a read is retried (a 5xx on a payout is an unknown outcome: see recovery.test.ts)', async () => {
-		await sb.post('/sandbox/faults', { rules: [{ method: 'GET', pathPrefix: '/api/disbursements/charges', status: 503, times: 1 }] });
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'GET', pathPrefix: '/api/disbursements/charges', status: 503, times: 1 }],
+		});
 		const quote = await run('disbursement-quote-fee.json', [{ method: 'MPESA', amount: 1000 }]);
 		expect(quote.error).toBeUndefined();
 		expect(quote.output('Little Pay')[0].json.fee).toBe(13);
@@ -125,7 +249,10 @@ describe('Gateway errors become NodeApiErrors with a hint', () => {
 });
 
 describe('A create whose answer was lost is resolved by lookup', () => {
-	const dropAfter = (pathPrefix: string) => sb.post('/sandbox/faults', { rules: [{ method: 'POST', pathPrefix, drop: 'after', times: 1 }] });
+	const dropAfter = (pathPrefix: string) =>
+		sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix, drop: 'after', times: 1 }],
+		});
 
 	it.each([
 		['a key you set', () => payout()],
@@ -135,7 +262,12 @@ describe('A create whose answer was lost is resolved by lookup', () => {
 		const result = await run('disbursement-create.json', [make()]);
 		expect(result.error).toBeUndefined();
 		const out = result.output('Little Pay')[0].json;
-		expect(out).toMatchObject({ id: expect.any(String), recovered: true, to: '254712345670', amount: 500 });
+		expect(out).toMatchObject({
+			id: expect.any(String),
+			recovered: true,
+			to: '254712345670',
+			amount: 500,
+		});
 		const mine = (await ledger()).disbursements.filter((d) => d.key === out.key);
 		expect(mine).toHaveLength(1);
 		expect(mine[0].id).toBe(out.id);
@@ -158,7 +290,9 @@ describe('A create whose answer was lost is resolved by lookup', () => {
 	});
 
 	it('a lost create that did not happen (dropped before handling) is sent again once, after the lookup proves nothing exists', async () => {
-		await sb.post('/sandbox/faults', { rules: [{ method: 'POST', pathPrefix: '/api/disbursements', drop: 'before', times: 1 }] });
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/api/disbursements', drop: 'before', times: 1 }],
+		});
 		const item = payout();
 		const result = await run('disbursement-create.json', [item]);
 		expect(result.error).toBeUndefined();
@@ -176,34 +310,58 @@ describe('A create whose answer was lost is resolved by lookup', () => {
 	it.each([
 		['the intent answer', '/api/payments/'],
 		['the PIN prompt answer', '/pay/'],
-	])('Mobile Money Collect with %s lost: exactly one intent with one attempt, and the payment completes', async (_name, pathPrefix) => {
-		await dropAfter(pathPrefix);
-		const key = newKey('rcol');
-		const result = await run('mobile-money-collect.json', [{ amount: 100, network: 'MPESA', mobile: '254712345670', key }]);
-		expect(result.error).toBeUndefined();
-		const mine = (await ledger()).intents.filter((i) => i.key === key);
-		expect(mine).toHaveLength(1);
-		expect(mine[0].attempts).toHaveLength(1);
-		expect(result.output('Little Pay')[0].json).toMatchObject({ reference: mine[0].reference, key, status: 'COMPLETED' });
-		expect((await sb.received()).filter((r) => r.method === 'POST' && r.path.startsWith(pathPrefix))).toHaveLength(1);
-	});
+	])(
+		'Mobile Money Collect with %s lost: exactly one intent with one attempt, and the payment completes',
+		async (_name, pathPrefix) => {
+			await dropAfter(pathPrefix);
+			const key = newKey('rcol');
+			const result = await run('mobile-money-collect.json', [
+				{ amount: 100, network: 'MPESA', mobile: '254712345670', key },
+			]);
+			expect(result.error).toBeUndefined();
+			const mine = (await ledger()).intents.filter((i) => i.key === key);
+			expect(mine).toHaveLength(1);
+			expect(mine[0].attempts).toHaveLength(1);
+			expect(result.output('Little Pay')[0].json).toMatchObject({
+				reference: mine[0].reference,
+				key,
+				status: 'COMPLETED',
+			});
+			expect(
+				(await sb.received()).filter((r) => r.method === 'POST' && r.path.startsWith(pathPrefix)),
+			).toHaveLength(1);
+		},
+	);
 
 	it.each([
 		['the intent answer', '/api/payments/'],
 		['the PIN prompt answer', '/pay/'],
-	])('Mobile Money Collect with %s lost says recovered in its output, as Create and Request Payment do', async (_name, pathPrefix) => {
-		await dropAfter(pathPrefix);
-		const result = await run('mobile-money-collect.json', [{ amount: 100, network: 'MPESA', mobile: '254712345670', key: newKey('rcol') }]);
-		expect(result.error).toBeUndefined();
-		expect(result.output('Little Pay')[0].json).toMatchObject({ status: 'COMPLETED', recovered: true });
-	});
+	])(
+		'Mobile Money Collect with %s lost says recovered in its output, as Create and Request Payment do',
+		async (_name, pathPrefix) => {
+			await dropAfter(pathPrefix);
+			const result = await run('mobile-money-collect.json', [
+				{ amount: 100, network: 'MPESA', mobile: '254712345670', key: newKey('rcol') },
+			]);
+			expect(result.error).toBeUndefined();
+			expect(result.output('Little Pay')[0].json).toMatchObject({
+				status: 'COMPLETED',
+				recovered: true,
+			});
+		},
+	);
 
 	it('Mobile Money Request Payment with the prompt answer lost: one attempt, output says recovered', async () => {
 		const existing = await sb.createIntent();
 		await dropAfter('/pay/');
-		const result = await run('mobile-money-request-payment.json', [{ reference: existing.reference, network: 'MPESA', mobile: '254712345670' }]);
+		const result = await run('mobile-money-request-payment.json', [
+			{ reference: existing.reference, network: 'MPESA', mobile: '254712345670' },
+		]);
 		expect(result.error).toBeUndefined();
-		expect(result.output('Little Pay')[0].json).toMatchObject({ reference: existing.reference, recovered: true });
+		expect(result.output('Little Pay')[0].json).toMatchObject({
+			reference: existing.reference,
+			recovered: true,
+		});
 		expect((await sb.status(existing.key)).attempts).toHaveLength(1);
 	});
 });

@@ -6,7 +6,12 @@ import type { Delivery, TestSandbox } from './helpers';
 function verifies(publicKeyPem: string, d: Pick<Delivery, 'headers' | 'body'>): boolean {
 	const timestamp = String(d.headers['x-littlepay-timestamp']);
 	const signature = String(d.headers['x-littlepay-signature']);
-	return verify('sha256', Buffer.from(`${timestamp}.${d.body}`), publicKeyPem, Buffer.from(signature, 'base64'));
+	return verify(
+		'sha256',
+		Buffer.from(`${timestamp}.${d.body}`),
+		publicKeyPem,
+		Buffer.from(signature, 'base64'),
+	);
 }
 
 describe('sandbox callbacks', () => {
@@ -26,7 +31,10 @@ describe('sandbox callbacks', () => {
 				callbackUrl: `${receiver.url}/hook`,
 				payload: { billingAddress: { firstName: 'Amina', email: 'amina@example.com' } },
 			});
-			await t.post(`/pay/${reference}/process`, { type: 'MPESA', payment: { mobile: '254712345670' } });
+			await t.post(`/pay/${reference}/process`, {
+				type: 'MPESA',
+				payment: { mobile: '254712345670' },
+			});
 			const delivery = await waitFor('callback', () => receiver.deliveries[0]);
 			expect(delivery.path).toBe('/hook');
 			expect(delivery.headers['content-type']).toBe('application/json');
@@ -56,10 +64,19 @@ describe('sandbox callbacks', () => {
 				date: expect.any(String),
 			});
 			expect(verifies(t.sandbox.merchant.publicKeyPem, delivery)).toBe(true);
-			expect(verifies(t.sandbox.merchant.publicKeyPem, { ...delivery, body: delivery.body.replace('1500', '150000') })).toBe(false);
+			expect(
+				verifies(t.sandbox.merchant.publicKeyPem, {
+					...delivery,
+					body: delivery.body.replace('1500', '150000'),
+				}),
+			).toBe(false);
 			const log = await t.get('/sandbox/callbacks');
-			const entries = log.data.data.callbacks.filter((c: { url: string }) => c.url === `${receiver.url}/hook`);
-			expect(entries).toEqual([expect.objectContaining({ event: 'payment', attempt: 1, status: 200, body: delivery.body })]);
+			const entries = log.data.data.callbacks.filter(
+				(c: { url: string }) => c.url === `${receiver.url}/hook`,
+			);
+			expect(entries).toEqual([
+				expect.objectContaining({ event: 'payment', attempt: 1, status: 200, body: delivery.body }),
+			]);
 		} finally {
 			await receiver.close();
 		}
@@ -69,9 +86,16 @@ describe('sandbox callbacks', () => {
 		const receiver = await startReceiver([200]);
 		try {
 			const { reference } = await t.createIntent({ callbackUrl: `${receiver.url}/hook` });
-			await t.post(`/pay/${reference}/process`, { type: 'AIRTEL', payment: { mobile: '254712345671' } });
+			await t.post(`/pay/${reference}/process`, {
+				type: 'AIRTEL',
+				payment: { mobile: '254712345671' },
+			});
 			const delivery = await waitFor('callback', () => receiver.deliveries[0]);
-			expect(JSON.parse(delivery.body)).toMatchObject({ reference, status: 'FAILED', provider: 'AIRTEL' });
+			expect(JSON.parse(delivery.body)).toMatchObject({
+				reference,
+				status: 'FAILED',
+				provider: 'AIRTEL',
+			});
 		} finally {
 			await receiver.close();
 		}
@@ -81,20 +105,29 @@ describe('sandbox callbacks', () => {
 		const receiver = await startReceiver([500, 503, 200]);
 		try {
 			const { reference } = await t.createIntent({ callbackUrl: `${receiver.url}/retry` });
-			await t.post(`/pay/${reference}/process`, { type: 'MPESA', payment: { mobile: '254712345670' } });
+			await t.post(`/pay/${reference}/process`, {
+				type: 'MPESA',
+				payment: { mobile: '254712345670' },
+			});
 			await waitFor('three deliveries', () => (receiver.deliveries.length >= 3 ? true : undefined));
 			await new Promise((r) => setTimeout(r, 300));
 			expect(receiver.deliveries).toHaveLength(3);
 			// Every attempt is independently signed and carries the same body.
-			for (const d of receiver.deliveries) expect(verifies(t.sandbox.merchant.publicKeyPem, d)).toBe(true);
+			for (const d of receiver.deliveries)
+				expect(verifies(t.sandbox.merchant.publicKeyPem, d)).toBe(true);
 			expect(new Set(receiver.deliveries.map((d) => d.body)).size).toBe(1);
-			const log = (await t.get('/sandbox/callbacks')).data.data.callbacks.filter((c: { url: string }) => c.url.endsWith('/retry'));
+			const log = (await t.get('/sandbox/callbacks')).data.data.callbacks.filter(
+				(c: { url: string }) => c.url.endsWith('/retry'),
+			);
 			expect(log.map((c: { attempt: number; status: number }) => [c.attempt, c.status])).toEqual([
 				[1, 500],
 				[2, 503],
 				[3, 200],
 			]);
-			const gaps = [Date.parse(log[1].at) - Date.parse(log[0].at), Date.parse(log[2].at) - Date.parse(log[1].at)];
+			const gaps = [
+				Date.parse(log[1].at) - Date.parse(log[0].at),
+				Date.parse(log[2].at) - Date.parse(log[1].at),
+			];
 			expect(gaps[0]).toBeGreaterThanOrEqual(90);
 			expect(gaps[1]).toBeGreaterThanOrEqual(190);
 		} finally {
@@ -107,22 +140,38 @@ describe('sandbox callbacks', () => {
 		const deadUrl = `${receiver.url}/gone`;
 		await receiver.close();
 		const { reference } = await t.createIntent({ callbackUrl: deadUrl });
-		await t.post(`/pay/${reference}/process`, { type: 'MPESA', payment: { mobile: '254712345670' } });
+		await t.post(`/pay/${reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
 		const entries = await waitFor('three failed attempts', async () => {
-			const log = (await t.get('/sandbox/callbacks')).data.data.callbacks.filter((c: { url: string }) => c.url === deadUrl);
+			const log = (await t.get('/sandbox/callbacks')).data.data.callbacks.filter(
+				(c: { url: string }) => c.url === deadUrl,
+			);
 			return log.length >= 3 && log[2].error ? log : undefined;
 		});
 		await new Promise((r) => setTimeout(r, 300));
-		const after = (await t.get('/sandbox/callbacks')).data.data.callbacks.filter((c: { url: string }) => c.url === deadUrl);
+		const after = (await t.get('/sandbox/callbacks')).data.data.callbacks.filter(
+			(c: { url: string }) => c.url === deadUrl,
+		);
 		expect(after).toHaveLength(3);
-		expect(entries.every((e: { error?: string; status?: number }) => e.error && e.status === undefined)).toBe(true);
+		expect(
+			entries.every((e: { error?: string; status?: number }) => e.error && e.status === undefined),
+		).toBe(true);
 	});
 
 	it('never sends a callback off this machine: a remote host is logged as skipped', async () => {
-		const { reference } = await t.createIntent({ callbackUrl: 'https://merchant.example.com/hook' });
-		await t.post(`/pay/${reference}/process`, { type: 'MPESA', payment: { mobile: '254712345670' } });
+		const { reference } = await t.createIntent({
+			callbackUrl: 'https://merchant.example.com/hook',
+		});
+		await t.post(`/pay/${reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
 		const entry = await waitFor('skipped entry', async () =>
-			(await t.get('/sandbox/callbacks')).data.data.callbacks.find((c: { url: string }) => c.url === 'https://merchant.example.com/hook'),
+			(await t.get('/sandbox/callbacks')).data.data.callbacks.find(
+				(c: { url: string }) => c.url === 'https://merchant.example.com/hook',
+			),
 		);
 		expect(entry).toMatchObject({ skipped: true, error: expect.stringMatching(/not loopback/) });
 	});
@@ -131,8 +180,15 @@ describe('sandbox callbacks', () => {
 		const receiver = await startReceiver([200]);
 		try {
 			const { reference, key } = await t.createIntent({ amount: 1000 });
-			await t.post(`/pay/${reference}/process?longPoll=true`, { type: 'MPESA', payment: { mobile: '254712345670' } });
-			const done = await t.post(`/api/refund/${key}`, { amount: 100, callbackUrl: `${receiver.url}/refund` }, t.apiKeyHeaders);
+			await t.post(`/pay/${reference}/process?longPoll=true`, {
+				type: 'MPESA',
+				payment: { mobile: '254712345670' },
+			});
+			const done = await t.post(
+				`/api/refund/${key}`,
+				{ amount: 100, callbackUrl: `${receiver.url}/refund` },
+				t.apiKeyHeaders,
+			);
 			expect(done.data.data.status).toBe('COMPLETED');
 			const pending = await t.post(
 				`/api/refund/${key}`,

@@ -52,9 +52,13 @@ describe('sandbox card payments (3-D Secure)', () => {
 			},
 		});
 		expect(JSON.stringify(res.data)).not.toContain('4111');
-		const page = await axios.post(res.data.data.paToken.deviceDataCollectionUrl, form({ JWT: res.data.data.paToken.accessToken }), {
-			headers: formHeaders,
-		});
+		const page = await axios.post(
+			res.data.data.paToken.deviceDataCollectionUrl,
+			form({ JWT: res.data.data.paToken.accessToken }),
+			{
+				headers: formHeaders,
+			},
+		);
 		expect(page.headers['content-type']).toMatch(/text\/html/);
 		const html = String(page.data);
 		expect(html).toContain('window.parent.postMessage');
@@ -64,7 +68,9 @@ describe('sandbox card payments (3-D Secure)', () => {
 			'Session Id': res.data.data.paToken.referenceId,
 			Status: true,
 		});
-		const unknown = await axios.post(`${t.base}/sandbox/3ds/collect`, form({ JWT: 'forged' }), { headers: formHeaders });
+		const unknown = await axios.post(`${t.base}/sandbox/3ds/collect`, form({ JWT: 'forged' }), {
+			headers: formHeaders,
+		});
 		expect(String(unknown.data)).toContain('\\"Status\\":false');
 	});
 
@@ -77,7 +83,10 @@ describe('sandbox card payments (3-D Secure)', () => {
 		['cc_name', { cc_name: '' }, /cc_name is required/],
 	])('rejects a bad %s with 400 and never echoes the number', async (_f, overrides, message) => {
 		const { reference } = await t.createIntent();
-		const res = await t.post(`/pay/${reference}/cspaToken`, card((overrides as Record<string, string>).cc_number ?? '4111111111111111', overrides));
+		const res = await t.post(
+			`/pay/${reference}/cspaToken`,
+			card((overrides as Record<string, string>).cc_number ?? '4111111111111111', overrides),
+		);
 		expect(res.status).toBe(400);
 		expect(res.data.data.message).toMatch(message);
 		expect(JSON.stringify(res.data)).not.toMatch(/4111111111111112|41111\b/);
@@ -97,7 +106,10 @@ describe('sandbox card payments (3-D Secure)', () => {
 			reference,
 		});
 		const record = await t.status(key);
-		expect(record).toMatchObject({ status: 'COMPLETED', payment: { provider: 'CARDS', details: { last4: '1111', brand: 'VISA' } } });
+		expect(record).toMatchObject({
+			status: 'COMPLETED',
+			payment: { provider: 'CARDS', details: { last4: '1111', brand: 'VISA' } },
+		});
 		const ledger = JSON.stringify((await t.get('/sandbox/ledger')).data);
 		expect(ledger).not.toContain('4111111111111111');
 	});
@@ -121,8 +133,16 @@ describe('sandbox card payments (3-D Secure)', () => {
 		const { reference, enrolment } = await startCard('5200000000002151', {
 			metadata: { authenticationRedirectUrl: 'http://127.0.0.1:9/after-3ds' },
 		});
-		expect(enrolment).toEqual({ action: 'AUTHENTICATE', accessToken: expect.any(String), stepUpUrl: `${t.base}/sandbox/3ds/step-up` });
-		const page = await axios.post(enrolment.stepUpUrl, form({ JWT: enrolment.accessToken, MD: reference }), { headers: formHeaders });
+		expect(enrolment).toEqual({
+			action: 'AUTHENTICATE',
+			accessToken: expect.any(String),
+			stepUpUrl: `${t.base}/sandbox/3ds/step-up`,
+		});
+		const page = await axios.post(
+			enrolment.stepUpUrl,
+			form({ JWT: enrolment.accessToken, MD: reference }),
+			{ headers: formHeaders },
+		);
 		expect(String(page.data)).toContain('Approve');
 		expect(String(page.data)).toContain('ending 2151');
 		const decided = await axios.post(
@@ -131,7 +151,9 @@ describe('sandbox card payments (3-D Secure)', () => {
 			{ headers: formHeaders, maxRedirects: 0, validateStatus: () => true },
 		);
 		expect(decided.status).toBe(303);
-		expect(decided.headers.location).toBe(`http://127.0.0.1:9/after-3ds?reference=${reference}&authentication=approved`);
+		expect(decided.headers.location).toBe(
+			`http://127.0.0.1:9/after-3ds?reference=${reference}&authentication=approved`,
+		);
 		expect((await processCard(reference)).data.data.status).toBe('COMPLETED');
 	});
 
@@ -142,25 +164,43 @@ describe('sandbox card payments (3-D Secure)', () => {
 			form({ JWT: declined.enrolment.accessToken, MD: declined.reference, decision: 'decline' }),
 			{ headers: formHeaders },
 		);
-		expect((await processCard(declined.reference)).data.data.message).toMatch(/declined by the cardholder/);
+		expect((await processCard(declined.reference)).data.data.message).toMatch(
+			/declined by the cardholder/,
+		);
 
 		const skipped = await startCard('5200000000002151');
-		expect((await processCard(skipped.reference)).data.data).toMatchObject({ status: 'FAILED', message: expect.stringMatching(/not completed/) });
+		expect((await processCard(skipped.reference)).data.data).toMatchObject({
+			status: 'FAILED',
+			message: expect.stringMatching(/not completed/),
+		});
 
 		const noMd = await startCard('5200000000002151');
-		const page = await axios.post(noMd.enrolment.stepUpUrl, form({ JWT: noMd.enrolment.accessToken }), { headers: formHeaders });
+		const page = await axios.post(
+			noMd.enrolment.stepUpUrl,
+			form({ JWT: noMd.enrolment.accessToken }),
+			{ headers: formHeaders },
+		);
 		expect(String(page.data)).toContain('failed');
-		expect((await processCard(noMd.reference)).data.data).toMatchObject({ status: 'FAILED', message: expect.stringMatching(/MD/) });
+		expect((await processCard(noMd.reference)).data.data).toMatchObject({
+			status: 'FAILED',
+			message: expect.stringMatching(/MD/),
+		});
 	});
 
 	it('enroll and process refuse to run before the earlier steps (422), and enroll validates deviceInformation', async () => {
 		const { reference } = await t.createIntent();
-		expect((await t.post(`/pay/${reference}/enroll`, { deviceInformation })).data.data.code).toBe('NO_CARD');
+		expect((await t.post(`/pay/${reference}/enroll`, { deviceInformation })).data.data.code).toBe(
+			'NO_CARD',
+		);
 		await t.post(`/pay/${reference}/cspaToken`, card('4111111111111111'));
-		const bad = await t.post(`/pay/${reference}/enroll`, { deviceInformation: { ...deviceInformation, httpBrowserColorDepth: 'deep' } });
+		const bad = await t.post(`/pay/${reference}/enroll`, {
+			deviceInformation: { ...deviceInformation, httpBrowserColorDepth: 'deep' },
+		});
 		expect(bad.status).toBe(400);
 		expect(bad.data.data.message).toMatch(/httpBrowserColorDepth/);
 		expect((await processCard(reference)).data.data.code).toBe('NOT_ENROLLED');
-		expect((await t.post(`/pay/${reference}/enroll`, {})).data.data.message).toMatch(/deviceInformation is required/);
+		expect((await t.post(`/pay/${reference}/enroll`, {})).data.data.message).toMatch(
+			/deviceInformation is required/,
+		);
 	});
 });

@@ -15,7 +15,11 @@ describe('sandbox hosted checkout', () => {
 	});
 
 	const postForm = (url: string, fields: Record<string, string>) =>
-		axios.post(url, new URLSearchParams(fields).toString(), { headers: formHeaders, maxRedirects: 0, validateStatus: () => true });
+		axios.post(url, new URLSearchParams(fields).toString(), {
+			headers: formHeaders,
+			maxRedirects: 0,
+			validateStatus: () => true,
+		});
 
 	it('serves a page offering mobile money and card', async () => {
 		const { checkoutUrl } = await t.createIntent({ amount: 990, description: 'Concert ticket' });
@@ -27,8 +31,13 @@ describe('sandbox hosted checkout', () => {
 	});
 
 	it('pays by mobile money, shows a waiting page, then redirects to returnUrl', async () => {
-		const { reference, checkoutUrl } = await t.createIntent({ returnUrl: 'http://127.0.0.1:9/thanks?order=7' });
-		const submitted = await postForm(`${checkoutUrl}/mobile`, { type: 'MPESA', mobile: '+254 712 345 670' });
+		const { reference, checkoutUrl } = await t.createIntent({
+			returnUrl: 'http://127.0.0.1:9/thanks?order=7',
+		});
+		const submitted = await postForm(`${checkoutUrl}/mobile`, {
+			type: 'MPESA',
+			mobile: '+254 712 345 670',
+		});
 		expect(submitted.status).toBe(303);
 		const waiting = await axios.get(checkoutUrl, { maxRedirects: 0, validateStatus: () => true });
 		expect(String(waiting.data)).toContain('Check your phone');
@@ -36,7 +45,9 @@ describe('sandbox hosted checkout', () => {
 			const r = await axios.get(checkoutUrl, { maxRedirects: 0, validateStatus: () => true });
 			return r.status === 303 ? r : undefined;
 		});
-		expect(done.headers.location).toBe(`http://127.0.0.1:9/thanks?order=7&reference=${reference}&status=COMPLETED`);
+		expect(done.headers.location).toBe(
+			`http://127.0.0.1:9/thanks?order=7&reference=${reference}&status=COMPLETED`,
+		);
 	});
 
 	it('shows the problem on the page for a bad number and keeps the intent payable', async () => {
@@ -49,7 +60,12 @@ describe('sandbox hosted checkout', () => {
 
 	it('pays by a challenge card with approve on the page', async () => {
 		const { reference, checkoutUrl } = await t.createIntent();
-		const challenge = await postForm(`${checkoutUrl}/card`, { cc_number: '5200000000002151', cc_exp: '01/39', cc_cvv: '000', cc_name: 'Amina' });
+		const challenge = await postForm(`${checkoutUrl}/card`, {
+			cc_number: '5200000000002151',
+			cc_exp: '01/39',
+			cc_cvv: '000',
+			cc_name: 'Amina',
+		});
 		expect(String(challenge.data)).toContain('Approve');
 		expect(String(challenge.data)).not.toContain('5200000000002151');
 		const approved = await postForm(`${checkoutUrl}/step-up`, { decision: 'approve' });
@@ -61,7 +77,12 @@ describe('sandbox hosted checkout', () => {
 
 	it('a declined card shows the reason and lets the person try again', async () => {
 		const { reference, checkoutUrl } = await t.createIntent();
-		await postForm(`${checkoutUrl}/card`, { cc_number: '4000000000000002', cc_exp: '01/39', cc_cvv: '000', cc_name: 'Amina' });
+		await postForm(`${checkoutUrl}/card`, {
+			cc_number: '4000000000000002',
+			cc_exp: '01/39',
+			cc_cvv: '000',
+			cc_name: 'Amina',
+		});
 		expect((await t.status(reference)).status).toBe('FAILED');
 		const page = await axios.get(checkoutUrl);
 		expect(String(page.data)).toContain('declined');

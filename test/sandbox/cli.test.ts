@@ -7,11 +7,15 @@ const ROOT = join(__dirname, '..', '..');
 
 describe('sandbox CLI', () => {
 	it('prints one JSON line with the merchant, honours env overrides and exits 0 on SIGTERM', async () => {
-		const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'sandbox/cli.ts', '--port', '0'], {
-			cwd: ROOT,
-			env: { ...process.env, SANDBOX_API_KEY: 'cli-test-key', SANDBOX_QUIET: '1' },
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		const child = spawn(
+			process.execPath,
+			[join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'sandbox/cli.ts', '--port', '0'],
+			{
+				cwd: ROOT,
+				env: { ...process.env, SANDBOX_API_KEY: 'cli-test-key', SANDBOX_QUIET: '1' },
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		try {
 			let out = '';
 			const line = await new Promise<string>((resolve, reject) => {
@@ -22,11 +26,20 @@ describe('sandbox CLI', () => {
 				child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
 			});
 			const merchant = JSON.parse(line);
-			expect(Object.keys(merchant).sort()).toEqual(['apiKey', 'baseUrl', 'clientId', 'clientSecret', 'publicKeyPem', 'tokenId']);
+			expect(Object.keys(merchant).sort()).toEqual([
+				'apiKey',
+				'baseUrl',
+				'clientId',
+				'clientSecret',
+				'publicKeyPem',
+				'tokenId',
+			]);
 			expect(merchant.apiKey).toBe('cli-test-key');
 			const res = await axios.get(`${merchant.baseUrl}/sandbox/merchant`);
 			expect(res.data.data).toEqual(merchant);
-			const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+			const exited = new Promise<number | null>((resolve) =>
+				child.on('exit', (code) => resolve(code)),
+			);
 			child.kill('SIGTERM');
 			expect(await exited).toBe(0);
 			expect(out.trim().split('\n')).toHaveLength(1);

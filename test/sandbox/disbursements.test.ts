@@ -12,7 +12,8 @@ describe('sandbox disbursements', () => {
 		await t.sandbox.close();
 	});
 
-	const create = (body: Record<string, unknown>, headers = t.apiKeyHeaders) => t.post('/api/disbursements', body, headers);
+	const create = (body: Record<string, unknown>, headers = t.apiKeyHeaders) =>
+		t.post('/api/disbursements', body, headers);
 	const payout = (overrides: Record<string, unknown> = {}) => ({
 		amount: 1000,
 		method: 'MPESA',
@@ -26,9 +27,20 @@ describe('sandbox disbursements', () => {
 		const res = await t.get('/api/disbursements/charges', t.apiKeyHeaders);
 		expect(res.status).toBe(200);
 		const { networks, charges } = res.data.data;
-		expect(networks.map((n: { id: string }) => n.id)).toEqual(['MPESA', 'AIRTEL', 'MTN', 'TIGOPESA']);
+		expect(networks.map((n: { id: string }) => n.id)).toEqual([
+			'MPESA',
+			'AIRTEL',
+			'MTN',
+			'TIGOPESA',
+		]);
 		for (const n of networks) {
-			expect(n).toEqual({ id: expect.any(String), name: expect.any(String), logo: expect.any(String), minimumAmount: expect.any(Number), maximumAmount: expect.any(Number) });
+			expect(n).toEqual({
+				id: expect.any(String),
+				name: expect.any(String),
+				logo: expect.any(String),
+				minimumAmount: expect.any(Number),
+				maximumAmount: expect.any(Number),
+			});
 			expect(n.minimumAmount).toBeLessThan(n.maximumAmount);
 			const logo = await axios.get(n.logo);
 			expect(logo.headers['content-type']).toBe('image/svg+xml');
@@ -45,7 +57,13 @@ describe('sandbox disbursements', () => {
 		const body = payout({ amount: 1001 });
 		const res = await create(body);
 		expect(res.status).toBe(200);
-		expect(res.data.data).toMatchObject({ message: expect.any(String), id: expect.any(String), key: body.key, status: 'success', charges: 23 });
+		expect(res.data.data).toMatchObject({
+			message: expect.any(String),
+			id: expect.any(String),
+			key: body.key,
+			status: 'success',
+			charges: 23,
+		});
 		const { id } = res.data.data;
 		const early = await t.get(`/api/disbursements/${id}`, t.apiKeyHeaders);
 		expect(early.data.data.status).toBe('pending');
@@ -53,8 +71,16 @@ describe('sandbox disbursements', () => {
 			const r = await t.get(`/api/disbursements/${body.key}`, t.apiKeyHeaders);
 			return r.data.data.status !== 'pending' ? r.data.data : undefined;
 		});
-		expect(record).toMatchObject({ id, status: 'success', amount: 1001, key: body.key, method: 'MPESA' });
-		expect(record.attempts).toEqual([{ id: expect.any(String), status: 'success', amount: 1001, key: body.key, method: 'MPESA' }]);
+		expect(record).toMatchObject({
+			id,
+			status: 'success',
+			amount: 1001,
+			key: body.key,
+			method: 'MPESA',
+		});
+		expect(record.attempts).toEqual([
+			{ id: expect.any(String), status: 'success', amount: 1001, key: body.key, method: 'MPESA' },
+		]);
 	});
 
 	it.each([
@@ -76,16 +102,32 @@ describe('sandbox disbursements', () => {
 		const body = payout({ details: { to: '254712345673', accountType: 'MOBILE' } });
 		await create(body);
 		await new Promise((r) => setTimeout(r, 250));
-		expect((await t.get(`/api/disbursements/${body.key}`, t.apiKeyHeaders)).data.data.status).toBe('pending');
+		expect((await t.get(`/api/disbursements/${body.key}`, t.apiKeyHeaders)).data.data.status).toBe(
+			'pending',
+		);
 	});
 
 	it('enforces the network limits with 422 naming them', async () => {
 		const low = await create(payout({ amount: 9 }));
 		expect(low.status).toBe(422);
-		expect(low.data.data).toMatchObject({ code: 'AMOUNT_OUT_OF_RANGE', minimumAmount: 10, maximumAmount: 150000 });
+		expect(low.data.data).toMatchObject({
+			code: 'AMOUNT_OUT_OF_RANGE',
+			minimumAmount: 10,
+			maximumAmount: 150000,
+		});
 		expect((await create(payout({ amount: 150001 }))).status).toBe(422);
 		expect((await create(payout({ amount: 150000 }))).status).toBe(200);
-		expect((await create(payout({ method: 'TIGOPESA', amount: 999, details: { to: '255712345670', accountType: 'MOBILE' } }))).status).toBe(422);
+		expect(
+			(
+				await create(
+					payout({
+						method: 'TIGOPESA',
+						amount: 999,
+						details: { to: '255712345670', accountType: 'MOBILE' },
+					}),
+				)
+			).status,
+		).toBe(422);
 	});
 
 	it('refuses a reused key with 409 carrying the existing id, and creates nothing new', async () => {
@@ -95,14 +137,20 @@ describe('sandbox disbursements', () => {
 		expect(again.status).toBe(409);
 		expect(again.data.data).toMatchObject({ code: 'DUPLICATE_KEY', id: first.data.data.id });
 		const ledger = await t.get('/sandbox/ledger');
-		expect(ledger.data.data.disbursements.filter((d: { key: string }) => d.key === body.key)).toHaveLength(1);
+		expect(
+			ledger.data.data.disbursements.filter((d: { key: string }) => d.key === body.key),
+		).toHaveLength(1);
 	});
 
 	it.each([
 		['method', { method: 'VENMO' }, /method must be one of/],
 		['details', { details: undefined }, /details is required/],
 		['details.to', { details: { to: '+254712345670', accountType: 'MOBILE' } }, /details\.to/],
-		['details.accountType', { details: { to: '254712345670', accountType: 'BANK' } }, /details\.accountType/],
+		[
+			'details.accountType',
+			{ details: { to: '254712345670', accountType: 'BANK' } },
+			/details\.accountType/,
+		],
 		['currency', { currency: undefined }, /currency is required/],
 		['amount', { amount: undefined }, /amount is required/],
 	])('rejects a bad %s with 400', async (_f, overrides, message) => {

@@ -16,20 +16,34 @@ describe('sandbox faults and control endpoints', () => {
 		await axios.delete(`${t.base}/sandbox/faults`);
 	});
 
-	const payout = (key: string) => ({ amount: 500, method: 'MPESA', details: { to: '254712345670', accountType: 'MOBILE' }, currency: 'KES', key });
+	const payout = (key: string) => ({
+		amount: 500,
+		method: 'MPESA',
+		details: { to: '254712345670', accountType: 'MOBILE' },
+		currency: 'KES',
+		key,
+	});
 	const ledgerCount = async (key: string) =>
-		(await t.get('/sandbox/ledger')).data.data.disbursements.filter((d: { key: string }) => d.key === key).length;
+		(await t.get('/sandbox/ledger')).data.data.disbursements.filter(
+			(d: { key: string }) => d.key === key,
+		).length;
 
 	it('adds latency from the X-Sandbox-Fault header', async () => {
 		const started = Date.now();
-		const res = await t.get('/api/disbursements/charges', { ...t.apiKeyHeaders, 'X-Sandbox-Fault': 'latency=300' });
+		const res = await t.get('/api/disbursements/charges', {
+			...t.apiKeyHeaders,
+			'X-Sandbox-Fault': 'latency=300',
+		});
 		expect(res.status).toBe(200);
 		expect(Date.now() - started).toBeGreaterThanOrEqual(290);
 	});
 
 	it('answers an injected 503 without doing anything', async () => {
 		const key = newKey('p');
-		const res = await t.post('/api/disbursements', payout(key), { ...t.apiKeyHeaders, 'X-Sandbox-Fault': 'status=503' });
+		const res = await t.post('/api/disbursements', payout(key), {
+			...t.apiKeyHeaders,
+			'X-Sandbox-Fault': 'status=503',
+		});
 		expect(res.status).toBe(503);
 		expect(res.data.data.code).toBe('INJECTED_FAULT');
 		expect(await ledgerCount(key)).toBe(0);
@@ -38,8 +52,12 @@ describe('sandbox faults and control endpoints', () => {
 	it('drop=before: the connection dies and nothing happened', async () => {
 		const key = newKey('p');
 		await expect(
-			axios.post(`${t.base}/api/disbursements`, payout(key), { headers: { ...t.apiKeyHeaders, 'X-Sandbox-Fault': 'drop=before' } }),
-		).rejects.toMatchObject({ code: expect.stringMatching(/ECONNRESET|ERR_BAD_RESPONSE|socket hang up/) });
+			axios.post(`${t.base}/api/disbursements`, payout(key), {
+				headers: { ...t.apiKeyHeaders, 'X-Sandbox-Fault': 'drop=before' },
+			}),
+		).rejects.toMatchObject({
+			code: expect.stringMatching(/ECONNRESET|ERR_BAD_RESPONSE|socket hang up/),
+		});
 		expect(await ledgerCount(key)).toBe(0);
 		const lookup = await t.get(`/api/disbursements/${key}`, t.apiKeyHeaders);
 		expect(lookup.status).toBe(404);
@@ -48,7 +66,9 @@ describe('sandbox faults and control endpoints', () => {
 	it('drop=after: the connection dies but the payout was created (lookup by key finds it)', async () => {
 		const key = newKey('p');
 		await expect(
-			axios.post(`${t.base}/api/disbursements`, payout(key), { headers: { ...t.apiKeyHeaders, 'X-Sandbox-Fault': 'drop=after' } }),
+			axios.post(`${t.base}/api/disbursements`, payout(key), {
+				headers: { ...t.apiKeyHeaders, 'X-Sandbox-Fault': 'drop=after' },
+			}),
 		).rejects.toBeDefined();
 		expect(await ledgerCount(key)).toBe(1);
 		const lookup = await t.get(`/api/disbursements/${key}`, t.apiKeyHeaders);
@@ -58,7 +78,9 @@ describe('sandbox faults and control endpoints', () => {
 	});
 
 	it('rules match by method and path prefix and stop after `times`', async () => {
-		const set = await t.post('/sandbox/faults', { rules: [{ method: 'POST', pathPrefix: '/pay/', status: 502, times: 2 }] });
+		const set = await t.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/pay/', status: 502, times: 2 }],
+		});
 		expect(set.status).toBe(200);
 		const { reference } = await t.createIntent();
 		const body = { type: 'MPESA', payment: { mobile: '254712345670' } };
@@ -72,15 +94,25 @@ describe('sandbox faults and control endpoints', () => {
 	it('a drop-after rule on process commits the attempt before the socket dies', async () => {
 		await t.post('/sandbox/faults', { rules: [{ pathPrefix: '/pay/', drop: 'after', times: 1 }] });
 		const { reference } = await t.createIntent();
-		await expect(axios.post(`${t.base}/pay/${reference}/process`, { type: 'MPESA', payment: { mobile: '254712345670' } })).rejects.toBeDefined();
+		await expect(
+			axios.post(`${t.base}/pay/${reference}/process`, {
+				type: 'MPESA',
+				payment: { mobile: '254712345670' },
+			}),
+		).rejects.toBeDefined();
 		const record = await t.status(reference);
 		expect(record.attempts).toHaveLength(1);
 	});
 
 	it('slows long polls with a latency rule on the status path', async () => {
-		await t.post('/sandbox/faults', { rules: [{ method: 'GET', pathPrefix: '/api/payments-v2/', latencyMs: 400 }] });
+		await t.post('/sandbox/faults', {
+			rules: [{ method: 'GET', pathPrefix: '/api/payments-v2/', latencyMs: 400 }],
+		});
 		const { reference } = await t.createIntent();
-		await t.post(`/pay/${reference}/process`, { type: 'MPESA', payment: { mobile: '254712345671' } });
+		await t.post(`/pay/${reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345671' },
+		});
 		const started = Date.now();
 		const res = await t.get(`/api/payments-v2/${reference}?longPoll=true`, t.apiKeyHeaders);
 		expect(res.data.data.status).toBe('FAILED');
@@ -92,7 +124,10 @@ describe('sandbox faults and control endpoints', () => {
 		expect((await t.get('/api/disbursements/charges', t.apiKeyHeaders)).status).toBe(200);
 		expect((await t.post('/sandbox/faults', { rules: [{ drop: 'sometimes' }] })).status).toBe(400);
 		expect((await t.post('/sandbox/faults', { rules: 'all' })).status).toBe(400);
-		const bad = await t.get('/api/disbursements/charges', { ...t.apiKeyHeaders, 'X-Sandbox-Fault': 'explode=1' });
+		const bad = await t.get('/api/disbursements/charges', {
+			...t.apiKeyHeaders,
+			'X-Sandbox-Fault': 'explode=1',
+		});
 		expect(bad.status).toBe(400);
 		expect(bad.data.data.message).toMatch(/explode/);
 	});
@@ -108,7 +143,12 @@ describe('sandbox faults and control endpoints', () => {
 		const res = await t.get(`/sandbox/requests?since=${since}`);
 		const requests = res.data.data.requests;
 		expect(requests).toHaveLength(1);
-		expect(requests[0]).toMatchObject({ seq: since + 1, method: 'POST', path: `/pay/${reference}/cspaToken`, status: 200 });
+		expect(requests[0]).toMatchObject({
+			seq: since + 1,
+			method: 'POST',
+			path: `/pay/${reference}/cspaToken`,
+			status: 200,
+		});
 		const text = JSON.stringify(res.data);
 		expect(text).not.toContain('4111111111111111');
 		expect(text).not.toContain('"123"');

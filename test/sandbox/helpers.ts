@@ -16,7 +16,11 @@ export interface TestSandbox {
 	basic: string;
 	apiKeyHeaders: Record<string, string>;
 	get(path: string, headers?: Record<string, string>): Promise<AxiosResponse<Json>>;
-	post(path: string, body?: unknown, headers?: Record<string, string>): Promise<AxiosResponse<Json>>;
+	post(
+		path: string,
+		body?: unknown,
+		headers?: Record<string, string>,
+	): Promise<AxiosResponse<Json>>;
 	createIntent(overrides?: Json): Promise<{ reference: string; key: string; checkoutUrl: string }>;
 	status(referenceOrKey: string, query?: string): Promise<Json>;
 }
@@ -31,7 +35,14 @@ export function newKey(prefix = 'order'): string {
 
 /** Starts a fast sandbox for one suite. */
 export async function startTestSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
-	const sandbox = await startSandbox({ port: 0, pinDelayMs: 100, longPollTimeoutMs: 600, quiet: true, callbackRetryDelaysMs: [100, 200], ...options });
+	const sandbox = await startSandbox({
+		port: 0,
+		pinDelayMs: 100,
+		longPollTimeoutMs: 600,
+		quiet: true,
+		callbackRetryDelaysMs: [100, 200],
+		...options,
+	});
 	const base = sandbox.baseUrl;
 	const m = sandbox.merchant;
 	const basic = `Basic ${Buffer.from(`${m.clientId}:${m.clientSecret}`).toString('base64')}`;
@@ -55,8 +66,13 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 			},
 			{ Authorization: basic },
 		);
-		if (res.status !== 200) throw new Error(`createIntent: ${res.status} ${JSON.stringify(res.data)}`);
-		return { reference: res.data.data.reference as string, key, checkoutUrl: res.data.data.checkoutUrl as string };
+		if (res.status !== 200)
+			throw new Error(`createIntent: ${res.status} ${JSON.stringify(res.data)}`);
+		return {
+			reference: res.data.data.reference as string,
+			key,
+			checkoutUrl: res.data.data.checkoutUrl as string,
+		};
 	};
 	const status = async (referenceOrKey: string, query = '') => {
 		const res = await get(`/api/payments-v2/${referenceOrKey}${query}`, apiKeyHeaders);
@@ -67,7 +83,11 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 }
 
 /** Polls until check returns a value (never longer than timeoutMs). */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
+export async function waitFor<T>(
+	what: string,
+	check: () => Promise<T | undefined> | T | undefined,
+	timeoutMs = 5000,
+): Promise<T> {
 	const start = Date.now();
 	for (;;) {
 		const value = await check();
@@ -84,13 +104,19 @@ export interface Delivery {
 }
 
 /** A loopback callback receiver; `answers` gives the status for each delivery in turn (last one repeats). */
-export async function startReceiver(answers: number[] = [200]): Promise<{ url: string; deliveries: Delivery[]; close(): Promise<void> }> {
+export async function startReceiver(
+	answers: number[] = [200],
+): Promise<{ url: string; deliveries: Delivery[]; close(): Promise<void> }> {
 	const deliveries: Delivery[] = [];
 	const server: Server = createServer((req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
-			deliveries.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '' });
+			deliveries.push({
+				headers: req.headers,
+				body: Buffer.concat(chunks).toString('utf8'),
+				path: req.url ?? '',
+			});
 			const status = answers[Math.min(deliveries.length - 1, answers.length - 1)];
 			res.writeHead(status).end();
 		});

@@ -46,7 +46,10 @@ describe('sandbox payment intents', () => {
 			payPath(),
 			body({
 				key,
-				payload: { billingAddress: { firstName: 'Amina', country: 'KE', phoneNumber: '+254712345678' }, customData: { orderId: 42, tags: ['a'] } },
+				payload: {
+					billingAddress: { firstName: 'Amina', country: 'KE', phoneNumber: '+254712345678' },
+					customData: { orderId: 42, tags: ['a'] },
+				},
 			}),
 			{ Authorization: t.basic },
 		);
@@ -80,7 +83,11 @@ describe('sandbox payment intents', () => {
 
 	it.each([
 		['no Authorization header', {}, /Basic/],
-		['a wrong client secret', { Authorization: `Basic ${Buffer.from('sandbox-client-id:nope').toString('base64')}` }, /clientId or clientSecret/],
+		[
+			'a wrong client secret',
+			{ Authorization: `Basic ${Buffer.from('sandbox-client-id:nope').toString('base64')}` },
+			/clientId or clientSecret/,
+		],
 		['an API key instead of Basic', { 'X-API-KEY': 'sandbox-api-key' }, /Basic/],
 	])('refuses intent creation with %s (401)', async (_name, headers, message) => {
 		const res = await t.post(payPath(), body(), headers as Record<string, string>);
@@ -105,8 +112,16 @@ describe('sandbox payment intents', () => {
 		['key', { key: undefined }, /key is required/],
 		['currency', { currency: 'kes' }, /currency must be/],
 		['expiresAt', { expiresAt: 0 }, /expiresAt/],
-		['billing contact', { payload: { billingAddress: { firstName: 'A' } } }, /email or payload\.billingAddress\.phoneNumber/],
-		['billing field type', { payload: { billingAddress: { email: 'a@b.c', postalCode: 100 } } }, /postalCode must be a string/],
+		[
+			'billing contact',
+			{ payload: { billingAddress: { firstName: 'A' } } },
+			/email or payload\.billingAddress\.phoneNumber/,
+		],
+		[
+			'billing field type',
+			{ payload: { billingAddress: { email: 'a@b.c', postalCode: 100 } } },
+			/postalCode must be a string/,
+		],
 	])('rejects a bad %s with 400 naming the field', async (_field, overrides, message) => {
 		const res = await t.post(payPath(), body(overrides), { Authorization: t.basic });
 		expect(res.status).toBe(400);
@@ -114,9 +129,15 @@ describe('sandbox payment intents', () => {
 	});
 
 	it('answers 400 for a body that is not JSON, without a stack trace', async () => {
-		const res = await t.post(payPath(), Buffer.from('{"amount": 1,'), { Authorization: t.basic, 'content-type': 'application/json' });
+		const res = await t.post(payPath(), Buffer.from('{"amount": 1,'), {
+			Authorization: t.basic,
+			'content-type': 'application/json',
+		});
 		expect(res.status).toBe(400);
-		expect(res.data.data).toEqual({ message: 'Request body is not valid JSON', code: 'INVALID_JSON' });
+		expect(res.data.data).toEqual({
+			message: 'Request body is not valid JSON',
+			code: 'INVALID_JSON',
+		});
 	});
 
 	it('refuses a duplicate key with 409 naming the existing intent, and keeps one intent', async () => {
@@ -154,7 +175,10 @@ describe('sandbox payment intents', () => {
 			return r.status === 'FAILED' ? r : undefined;
 		});
 		expect(record.message).toMatch(/expired/);
-		const res = await t.post(`/pay/${reference}/process`, { type: 'MPESA', payment: { mobile: '254712345670' } });
+		const res = await t.post(`/pay/${reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
 		expect(res.status).toBe(422);
 		expect(res.data.data.code).toBe('INTENT_EXPIRED');
 	});

@@ -35,7 +35,9 @@ describe('sandbox mobile money', () => {
 		});
 		const record = await t.status(reference);
 		expect(record.status).toBe('PENDING');
-		expect(record.attempts).toEqual([{ reference: res.data.data.meta.providerReference, provider: 'MPESA', status: 'PENDING' }]);
+		expect(record.attempts).toEqual([
+			{ reference: res.data.data.meta.providerReference, provider: 'MPESA', status: 'PENDING' },
+		]);
 	});
 
 	it.each([
@@ -56,7 +58,10 @@ describe('sandbox mobile money', () => {
 		expect(record.message).toMatch(message);
 		expect(record.attempts).toHaveLength(1);
 		expect(record.attempts[0].status).toBe(status);
-		expect(record.payment).toEqual({ provider: 'MPESA', details: { mobile: `25471234567${digit}` } });
+		expect(record.payment).toEqual({
+			provider: 'MPESA',
+			details: { mobile: `25471234567${digit}` },
+		});
 	});
 
 	it('a payer number ending in 3 never answers and the payment fails when the intent expires', async () => {
@@ -98,7 +103,9 @@ describe('sandbox mobile money', () => {
 		}
 		const { reference } = await t.createIntent();
 		expect((await pay(reference, '254712345670', 'TIGOPESA')).status).toBe(400);
-		expect((await pay(reference, '254712345670', 'PAYPAL')).data.data.message).toMatch(/type must be one of/);
+		expect((await pay(reference, '254712345670', 'PAYPAL')).data.data.message).toMatch(
+			/type must be one of/,
+		);
 	});
 
 	it('refuses a second attempt while one is waiting (422) and a payment of a paid intent (422)', async () => {
@@ -107,7 +114,9 @@ describe('sandbox mobile money', () => {
 		const again = await pay(reference, '254712345670');
 		expect(again.status).toBe(422);
 		expect(again.data.data.code).toBe('ATTEMPT_IN_PROGRESS');
-		await waitFor('completion', async () => ((await t.status(reference)).status === 'COMPLETED' ? true : undefined));
+		await waitFor('completion', async () =>
+			(await t.status(reference)).status === 'COMPLETED' ? true : undefined,
+		);
 		const paid = await pay(reference, '254712345670');
 		expect(paid.status).toBe(422);
 		expect(paid.data.data.code).toBe('ALREADY_PAID');
@@ -116,13 +125,18 @@ describe('sandbox mobile money', () => {
 	it('lets the payer retry after a failure and records every attempt (by key all, by reference the latest)', async () => {
 		const { reference, key } = await t.createIntent();
 		await pay(reference, '254712345671');
-		await waitFor('failure', async () => ((await t.status(reference)).status === 'FAILED' ? true : undefined));
+		await waitFor('failure', async () =>
+			(await t.status(reference)).status === 'FAILED' ? true : undefined,
+		);
 		await pay(reference, '254712345670');
 		const byKey = await waitFor('completion', async () => {
 			const r = await t.status(key);
 			return r.status === 'COMPLETED' ? r : undefined;
 		});
-		expect(byKey.attempts.map((a: { status: string }) => a.status)).toEqual(['FAILED', 'COMPLETED']);
+		expect(byKey.attempts.map((a: { status: string }) => a.status)).toEqual([
+			'FAILED',
+			'COMPLETED',
+		]);
 		const byReference = await t.status(reference);
 		expect(byReference.attempts).toHaveLength(1);
 		expect(byReference.attempts[0].status).toBe('COMPLETED');
@@ -159,7 +173,9 @@ describe('sandbox mobile money', () => {
 		it('answers at once when the payment is already final', async () => {
 			const { reference } = await t.createIntent();
 			await pay(reference, '254712345672');
-			await waitFor('failure', async () => ((await t.status(reference)).status === 'FAILED' ? true : undefined));
+			await waitFor('failure', async () =>
+				(await t.status(reference)).status === 'FAILED' ? true : undefined,
+			);
 			const started = Date.now();
 			const res = await t.get(`/api/payments-v2/${reference}?longPoll=true`, t.apiKeyHeaders);
 			expect(res.data.data.status).toBe('FAILED');
@@ -175,10 +191,15 @@ describe('sandbox mobile money', () => {
 
 		it('wakes many held connections at once and forgets clients that hang up', async () => {
 			const { reference } = await t.createIntent();
-			const held = Array.from({ length: 200 }, () => t.get(`/api/payments-v2/${reference}?longPoll=true`, t.apiKeyHeaders));
+			const held = Array.from({ length: 200 }, () =>
+				t.get(`/api/payments-v2/${reference}?longPoll=true`, t.apiKeyHeaders),
+			);
 			const controller = new AbortController();
 			const abandoned = axios
-				.get(`${t.base}/api/payments-v2/${reference}?longPoll=true`, { headers: t.apiKeyHeaders, signal: controller.signal })
+				.get(`${t.base}/api/payments-v2/${reference}?longPoll=true`, {
+					headers: t.apiKeyHeaders,
+					signal: controller.signal,
+				})
 				.catch((e: unknown) => e);
 			await new Promise((r) => setTimeout(r, 100));
 			expect((await t.get('/sandbox/stats')).data.data.heldLongPolls).toBe(201);

@@ -13,11 +13,15 @@ describe('sandbox refunds', () => {
 
 	const paidIntent = async (amount = 1000) => {
 		const intent = await t.createIntent({ amount });
-		const res = await t.post(`/pay/${intent.reference}/process?longPoll=true`, { type: 'MPESA', payment: { mobile: '254712345670' } });
+		const res = await t.post(`/pay/${intent.reference}/process?longPoll=true`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
 		expect(res.data.data.status).toBe('COMPLETED');
 		return intent;
 	};
-	const refund = (key: string, body: unknown, headers = t.apiKeyHeaders) => t.post(`/api/refund/${key}`, body, headers);
+	const refund = (key: string, body: unknown, headers = t.apiKeyHeaders) =>
+		t.post(`/api/refund/${key}`, body, headers);
 
 	it('requires X-API-KEY (401) and answers 404 for an unknown payment', async () => {
 		const { key } = await paidIntent();
@@ -55,13 +59,18 @@ describe('sandbox refunds', () => {
 		const res = await refund(reference, { amount: 10 });
 		expect(res.status).toBe(422);
 		expect(res.data.data.code).toBe('NOT_REFUNDABLE');
-		await t.post(`/pay/${reference}/process?longPoll=true`, { type: 'MPESA', payment: { mobile: '254712345671' } });
+		await t.post(`/pay/${reference}/process?longPoll=true`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345671' },
+		});
 		expect((await refund(reference, { amount: 10 })).data.data.code).toBe('NOT_REFUNDABLE');
 	});
 
 	it('validates the amount and callbackUrl with 400 naming the field', async () => {
 		const { key } = await paidIntent();
-		expect((await refund(key, { amount: 'ten' })).data.data.message).toMatch(/amount must be a number/);
+		expect((await refund(key, { amount: 'ten' })).data.data.message).toMatch(
+			/amount must be a number/,
+		);
 		expect((await refund(key, { amount: 0 })).status).toBe(400);
 		const badUrl = await refund(key, { amount: 1, callbackUrl: 'ftp://x' });
 		expect(badUrl.status).toBe(400);
@@ -94,8 +103,12 @@ describe('sandbox refunds', () => {
 		const { key } = await paidIntent(300);
 		const pending = await refund(key, { amount: 300, reason: 'pending-fail' });
 		expect(pending.data.data.status).toBe('PENDING');
-		await waitFor('release', async () => ((await refund(key, { amount: 300 })).data.data.status === 'COMPLETED' ? true : undefined));
+		await waitFor('release', async () =>
+			(await refund(key, { amount: 300 })).data.data.status === 'COMPLETED' ? true : undefined,
+		);
 		const ledger = await t.get('/sandbox/ledger');
-		expect(ledger.data.data.refunds.find((x: { id: string }) => x.id === pending.data.data.id).status).toBe('FAILED');
+		expect(
+			ledger.data.data.refunds.find((x: { id: string }) => x.id === pending.data.data.id).status,
+		).toBe('FAILED');
 	});
 });

@@ -59,7 +59,10 @@ describe('verifyCallbackSignature', () => {
 		const old = NOW - 301;
 		const future = NOW + 301;
 		expect(
-			check({ timestampHeader: String(old), signatureHeader: signWith(gateway.privateKey, old, rawBody) }),
+			check({
+				timestampHeader: String(old),
+				signatureHeader: signWith(gateway.privateKey, old, rawBody),
+			}),
 		).toEqual({ ok: false, reason: 'stale-timestamp' });
 		expect(
 			check({
@@ -69,19 +72,37 @@ describe('verifyCallbackSignature', () => {
 		).toEqual({ ok: false, reason: 'future-timestamp' });
 		const edge = NOW - 300;
 		expect(
-			check({ timestampHeader: String(edge), signatureHeader: signWith(gateway.privateKey, edge, rawBody) }).ok,
+			check({
+				timestampHeader: String(edge),
+				signatureHeader: signWith(gateway.privateKey, edge, rawBody),
+			}).ok,
 		).toBe(true);
 	});
 
 	it('refuses a signature replayed with a different timestamp', () => {
-		expect(check({ timestampHeader: String(NOW - 10) })).toEqual({ ok: false, reason: 'bad-signature' });
+		expect(check({ timestampHeader: String(NOW - 10) })).toEqual({
+			ok: false,
+			reason: 'bad-signature',
+		});
 	});
 
 	it('names missing and malformed headers', () => {
-		expect(check({ signatureHeader: undefined })).toEqual({ ok: false, reason: 'missing-signature' });
-		expect(check({ signatureHeader: 'not base64!' })).toEqual({ ok: false, reason: 'malformed-signature' });
-		expect(check({ signatureHeader: ['a', 'b'] })).toEqual({ ok: false, reason: 'missing-signature' });
-		expect(check({ timestampHeader: undefined })).toEqual({ ok: false, reason: 'missing-timestamp' });
+		expect(check({ signatureHeader: undefined })).toEqual({
+			ok: false,
+			reason: 'missing-signature',
+		});
+		expect(check({ signatureHeader: 'not base64!' })).toEqual({
+			ok: false,
+			reason: 'malformed-signature',
+		});
+		expect(check({ signatureHeader: ['a', 'b'] })).toEqual({
+			ok: false,
+			reason: 'missing-signature',
+		});
+		expect(check({ timestampHeader: undefined })).toEqual({
+			ok: false,
+			reason: 'missing-timestamp',
+		});
 		expect(check({ timestampHeader: '2026-11-22T10:00:00Z' })).toEqual({
 			ok: false,
 			reason: 'malformed-timestamp',
@@ -101,6 +122,9 @@ describe('verifyCallbackSignature', () => {
 	it("ships Little Pay's published key as a usable 2048-bit RSA key", () => {
 		const key = parsePublicKey(LITTLE_PAY_PUBLIC_KEY_PEM);
 		expect(key?.asymmetricKeyDetails?.modulusLength).toBe(2048);
-		expect(check({ publicKeyPem: LITTLE_PAY_PUBLIC_KEY_PEM })).toEqual({ ok: false, reason: 'bad-signature' });
+		expect(check({ publicKeyPem: LITTLE_PAY_PUBLIC_KEY_PEM })).toEqual({
+			ok: false,
+			reason: 'bad-signature',
+		});
 	});
 });

@@ -21,13 +21,21 @@ describe('Little Pay Trigger with the sandbox gateway', () => {
 	let params: IDataObject;
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ port: 0, pinDelayMs: 100, quiet: true, callbackRetryDelaysMs: [100] });
+		sandbox = await startSandbox({
+			port: 0,
+			pinDelayMs: 100,
+			quiet: true,
+			callbackRetryDelaysMs: [100],
+		});
 		params = { publicKey: sandbox.merchant.publicKeyPem };
 		receiver = createServer((req, res) => {
 			const chunks: Buffer[] = [];
 			req.on('data', (c: Buffer) => chunks.push(c));
 			req.on('end', async () => {
-				const call = await callWebhook(state, params, { headers: req.headers, rawBody: Buffer.concat(chunks) });
+				const call = await callWebhook(state, params, {
+					headers: req.headers,
+					rawBody: Buffer.concat(chunks),
+				});
 				calls.push(call);
 				res.writeHead(call.response.status ?? 200, { 'content-type': 'application/json' });
 				res.end(JSON.stringify(call.response.body ?? call.result.webhookResponse));
@@ -43,14 +51,25 @@ describe('Little Pay Trigger with the sandbox gateway', () => {
 	});
 
 	it('accepts the signed callback of a completed payment once, and drops its re-delivery', async () => {
-		const basic = Buffer.from(`${sandbox.merchant.clientId}:${sandbox.merchant.clientSecret}`).toString('base64');
+		const basic = Buffer.from(
+			`${sandbox.merchant.clientId}:${sandbox.merchant.clientSecret}`,
+		).toString('base64');
 		const intent = await axios.post(
 			`${sandbox.baseUrl}/api/payments/${sandbox.merchant.tokenId}/pay`,
-			{ amount: 250, description: 'Trigger test', callbackUrl: receiverUrl, key: 'trigtest0001', payload: { billingAddress: { email: 'a@b.co' } } },
+			{
+				amount: 250,
+				description: 'Trigger test',
+				callbackUrl: receiverUrl,
+				key: 'trigtest0001',
+				payload: { billingAddress: { email: 'a@b.co' } },
+			},
 			{ headers: { Authorization: `Basic ${basic}` } },
 		);
 		const reference = intent.data.data.reference as string;
-		await axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, { type: 'MPESA', payment: { mobile: '254712345670' } });
+		await axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
 
 		const deadline = Date.now() + 10000;
 		while (calls.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -69,11 +88,18 @@ describe('Little Pay Trigger with the sandbox gateway', () => {
 
 		// The gateway delivering the same callback again (as on a retry) starts nothing.
 		const log = await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`);
-		const delivered = log.data.data.callbacks as Array<{ body: string; timestamp: string; signature: string }>;
+		const delivered = log.data.data.callbacks as Array<{
+			body: string;
+			timestamp: string;
+			signature: string;
+		}>;
 		const entry = delivered.find((d) => d.body.includes(reference));
 		expect(entry).toBeDefined();
 		const again = await callWebhook(state, params, {
-			headers: { 'x-littlepay-timestamp': entry!.timestamp, 'x-littlepay-signature': entry!.signature },
+			headers: {
+				'x-littlepay-timestamp': entry!.timestamp,
+				'x-littlepay-signature': entry!.signature,
+			},
 			rawBody: Buffer.from(entry!.body),
 		});
 		expect(again.started).toBe(false);

@@ -30,12 +30,22 @@ const refundBody = {
 	key: 'order12345',
 };
 
-function signed(body: object, options: { key?: typeof gateway.privateKey; ageSeconds?: number } = {}): FakeRequest {
+function signed(
+	body: object,
+	options: { key?: typeof gateway.privateKey; ageSeconds?: number } = {},
+): FakeRequest {
 	const raw = JSON.stringify(body);
 	const timestamp = String(Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0));
-	const signature = sign('sha256', Buffer.from(`${timestamp}.${raw}`), options.key ?? gateway.privateKey);
+	const signature = sign(
+		'sha256',
+		Buffer.from(`${timestamp}.${raw}`),
+		options.key ?? gateway.privateKey,
+	);
 	return {
-		headers: { 'x-littlepay-timestamp': timestamp, 'x-littlepay-signature': signature.toString('base64') },
+		headers: {
+			'x-littlepay-timestamp': timestamp,
+			'x-littlepay-signature': signature.toString('base64'),
+		},
 		rawBody: Buffer.from(raw),
 	};
 }
@@ -61,12 +71,24 @@ describe('Little Pay Trigger webhook', () => {
 			verified: 'signature',
 			raw: paymentBody,
 		});
-		expect(item.billingAddress).toMatchObject({ firstName: 'Amina', email: 'amina@example.com', country: null });
+		expect(item.billingAddress).toMatchObject({
+			firstName: 'Amina',
+			email: 'amina@example.com',
+			country: null,
+		});
 	});
 
 	const refusals: Array<[string, () => FakeRequest, string]> = [
-		['no signature headers', () => ({ headers: {}, rawBody: Buffer.from(JSON.stringify(paymentBody)) }), 'missing-signature'],
-		['a signature by another key', () => signed(paymentBody, { key: attacker.privateKey }), 'bad-signature'],
+		[
+			'no signature headers',
+			() => ({ headers: {}, rawBody: Buffer.from(JSON.stringify(paymentBody)) }),
+			'missing-signature',
+		],
+		[
+			'a signature by another key',
+			() => signed(paymentBody, { key: attacker.privateKey }),
+			'bad-signature',
+		],
 		[
 			'a tampered amount',
 			() => {
@@ -76,11 +98,18 @@ describe('Little Pay Trigger webhook', () => {
 			},
 			'bad-signature',
 		],
-		['a stale timestamp (replay)', () => signed(paymentBody, { ageSeconds: 301 }), 'stale-timestamp'],
+		[
+			'a stale timestamp (replay)',
+			() => signed(paymentBody, { ageSeconds: 301 }),
+			'stale-timestamp',
+		],
 		['a future timestamp', () => signed(paymentBody, { ageSeconds: -301 }), 'future-timestamp'],
 		[
 			'a malformed signature',
-			() => ({ ...signed(paymentBody), headers: { ...signed(paymentBody).headers, 'x-littlepay-signature': '%%%' } }),
+			() => ({
+				...signed(paymentBody),
+				headers: { ...signed(paymentBody).headers, 'x-littlepay-signature': '%%%' },
+			}),
 			'malformed-signature',
 		],
 	];
@@ -92,14 +121,21 @@ describe('Little Pay Trigger webhook', () => {
 	});
 
 	it('answers 400 for a body that is not a callback, without running', async () => {
-		const call = await callWebhook(newTriggerState(), params, { headers: {}, rawBody: Buffer.from('hello') });
+		const call = await callWebhook(newTriggerState(), params, {
+			headers: {},
+			rawBody: Buffer.from('hello'),
+		});
 		expect(call.response.status).toBe(400);
 		expect(call.started).toBe(false);
 	});
 
 	it('acknowledges events the user did not select with 2xx and starts nothing', async () => {
 		const failed = { ...paymentBody, status: 'FAILED' };
-		const call = await callWebhook(newTriggerState(), { ...params, events: ['payment.completed'] }, signed(failed));
+		const call = await callWebhook(
+			newTriggerState(),
+			{ ...params, events: ['payment.completed'] },
+			signed(failed),
+		);
 		expect(call.started).toBe(false);
 		expect(call.response.status).toBeUndefined();
 		expect(call.result.webhookResponse).toEqual({ received: true, ignored: 'payment.failed' });
@@ -112,7 +148,11 @@ describe('Little Pay Trigger webhook', () => {
 		expect(first.started).toBe(true);
 		expect(second.started).toBe(false);
 		expect(second.result.webhookResponse).toEqual({ received: true, duplicate: true });
-		const failedLater = await callWebhook(state, params, signed({ ...paymentBody, reference: 'LP-REF-2' }));
+		const failedLater = await callWebhook(
+			state,
+			params,
+			signed({ ...paymentBody, reference: 'LP-REF-2' }),
+		);
 		expect(failedLater.started).toBe(true);
 	});
 
@@ -123,9 +163,15 @@ describe('Little Pay Trigger webhook', () => {
 		}
 		expect(eventMemoryFor(`${state.workflowId}:trigger-node`).size).toBe(1000);
 		// The newest are still recognised; the five oldest were forgotten and start again.
-		expect((await callWebhook(state, params, signed({ ...paymentBody, reference: 'R1004' }))).started).toBe(false);
-		expect((await callWebhook(state, params, signed({ ...paymentBody, reference: 'R5' }))).started).toBe(false);
-		expect((await callWebhook(state, params, signed({ ...paymentBody, reference: 'R0' }))).started).toBe(true);
+		expect(
+			(await callWebhook(state, params, signed({ ...paymentBody, reference: 'R1004' }))).started,
+		).toBe(false);
+		expect(
+			(await callWebhook(state, params, signed({ ...paymentBody, reference: 'R5' }))).started,
+		).toBe(false);
+		expect(
+			(await callWebhook(state, params, signed({ ...paymentBody, reference: 'R0' }))).started,
+		).toBe(true);
 	});
 
 	it('writes no workflow static data per callback (n8n would save it before acknowledging)', async () => {
@@ -134,13 +180,17 @@ describe('Little Pay Trigger webhook', () => {
 		const afterActivation = JSON.stringify(state.staticData);
 		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
 		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(false);
-		expect((await callWebhook(state, params, signed({ ...paymentBody, status: 'FAILED' }))).started).toBe(true);
+		expect(
+			(await callWebhook(state, params, signed({ ...paymentBody, status: 'FAILED' }))).started,
+		).toBe(true);
 		expect(JSON.stringify(state.staticData)).toBe(afterActivation);
 	});
 
 	it('starts once when the same callback arrives many times at the same moment', async () => {
 		const state = newTriggerState();
-		const calls = await Promise.all(Array.from({ length: 20 }, () => callWebhook(state, params, signed(paymentBody))));
+		const calls = await Promise.all(
+			Array.from({ length: 20 }, () => callWebhook(state, params, signed(paymentBody))),
+		);
 		expect(calls.filter((c) => c.started)).toHaveLength(1);
 		expect(calls.filter((c) => c.result.webhookResponse?.duplicate === true)).toHaveLength(19);
 	});
@@ -155,7 +205,10 @@ describe('Little Pay Trigger webhook', () => {
 
 	it('does not remember refused callbacks: a forged one does not block the genuine delivery', async () => {
 		const state = newTriggerState();
-		expect((await callWebhook(state, params, signed(paymentBody, { key: attacker.privateKey }))).response.status).toBe(401);
+		expect(
+			(await callWebhook(state, params, signed(paymentBody, { key: attacker.privateKey }))).response
+				.status,
+		).toBe(401);
 		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
 	});
 
@@ -184,13 +237,27 @@ describe('Little Pay Trigger webhook', () => {
 			const state = newTriggerState();
 			const first = await callWebhook(state, params, signed(paymentBody), typeVersion);
 			expect(first.result.webhookResponse).toEqual({ received: true, event: 'payment.completed' });
-			expect((await callWebhook(state, params, signed(paymentBody), typeVersion)).started).toBe(false);
-			expect((await callWebhook(state, params, signed(paymentBody, { key: attacker.privateKey }), typeVersion)).response.status).toBe(401);
+			expect((await callWebhook(state, params, signed(paymentBody), typeVersion)).started).toBe(
+				false,
+			);
+			expect(
+				(
+					await callWebhook(
+						state,
+						params,
+						signed(paymentBody, { key: attacker.privateKey }),
+						typeVersion,
+					)
+				).response.status,
+			).toBe(401);
 		}
 	});
 
 	it('refuses unsigned payment callbacks unless verification is explicitly off', async () => {
-		const unsigned: FakeRequest = { headers: {}, rawBody: Buffer.from(JSON.stringify(paymentBody)) };
+		const unsigned: FakeRequest = {
+			headers: {},
+			rawBody: Buffer.from(JSON.stringify(paymentBody)),
+		};
 		expect((await callWebhook(newTriggerState(), params, unsigned)).response.status).toBe(401);
 		const off = await callWebhook(newTriggerState(), { verifySignatures: false }, unsigned);
 		expect(off.started).toBe(true);
@@ -206,7 +273,11 @@ describe('Little Pay Trigger webhook', () => {
 		});
 
 		it('accept an unsigned refund only with the right token', async () => {
-			const ok = await callWebhook(newTriggerState(), { ...params, refundToken: token }, unsignedRefund({ token }));
+			const ok = await callWebhook(
+				newTriggerState(),
+				{ ...params, refundToken: token },
+				unsignedRefund({ token }),
+			);
 			expect(ok.started).toBe(true);
 			expect(ok.result.workflowData![0][0].json).toMatchObject({
 				event: 'refund.completed',
@@ -219,17 +290,35 @@ describe('Little Pay Trigger webhook', () => {
 				{ ...params, refundToken: token },
 				unsignedRefund({ token: `${token}x` }),
 			);
-			expect(wrong.response).toEqual({ status: 401, body: { received: false, error: 'missing-or-wrong-token' } });
-			const missing = await callWebhook(newTriggerState(), { ...params, refundToken: token }, unsignedRefund());
+			expect(wrong.response).toEqual({
+				status: 401,
+				body: { received: false, error: 'missing-or-wrong-token' },
+			});
+			const missing = await callWebhook(
+				newTriggerState(),
+				{ ...params, refundToken: token },
+				unsignedRefund(),
+			);
 			expect(missing.response.status).toBe(401);
-			const noTokenConfigured = await callWebhook(newTriggerState(), params, unsignedRefund({ token: '' }));
+			const noTokenConfigured = await callWebhook(
+				newTriggerState(),
+				params,
+				unsignedRefund({ token: '' }),
+			);
 			expect(noTokenConfigured.response.status).toBe(401);
 		});
 
 		it('accept a validly signed refund and refuse a forged one', async () => {
 			const ok = await callWebhook(newTriggerState(), params, signed(refundBody));
-			expect(ok.result.workflowData![0][0].json).toMatchObject({ event: 'refund.completed', verified: 'signature' });
-			const forged = await callWebhook(newTriggerState(), params, signed(refundBody, { key: attacker.privateKey }));
+			expect(ok.result.workflowData![0][0].json).toMatchObject({
+				event: 'refund.completed',
+				verified: 'signature',
+			});
+			const forged = await callWebhook(
+				newTriggerState(),
+				params,
+				signed(refundBody, { key: attacker.privateKey }),
+			);
 			expect(forged.response.status).toBe(401);
 		});
 	});
@@ -237,24 +326,48 @@ describe('Little Pay Trigger webhook', () => {
 	describe('confirm with status API', () => {
 		it('starts the workflow only when the gateway confirms the status', async () => {
 			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'COMPLETED' } });
-			const call = await callWebhook(state, { ...params, confirmWithStatusApi: true }, signed(paymentBody));
+			const call = await callWebhook(
+				state,
+				{ ...params, confirmWithStatusApi: true },
+				signed(paymentBody),
+			);
 			expect(call.started).toBe(true);
-			expect(call.result.workflowData![0][0].json).toMatchObject({ verified: 'signature', statusConfirmed: true });
+			expect(call.result.workflowData![0][0].json).toMatchObject({
+				verified: 'signature',
+				statusConfirmed: true,
+			});
 			expect(state.statusCalls).toEqual(['http://127.0.0.1:1/api/payments-v2/LP-REF-1']);
 		});
 
 		it('refuses a callback whose status the gateway contradicts, even with verification off', async () => {
 			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'PENDING' } });
-			const unsigned: FakeRequest = { headers: {}, rawBody: Buffer.from(JSON.stringify(paymentBody)) };
-			const call = await callWebhook(state, { verifySignatures: false, confirmWithStatusApi: true }, unsigned);
+			const unsigned: FakeRequest = {
+				headers: {},
+				rawBody: Buffer.from(JSON.stringify(paymentBody)),
+			};
+			const call = await callWebhook(
+				state,
+				{ verifySignatures: false, confirmWithStatusApi: true },
+				unsigned,
+			);
 			expect(call.started).toBe(false);
-			expect(call.response).toEqual({ status: 401, body: { received: false, error: 'status-not-confirmed' } });
+			expect(call.response).toEqual({
+				status: 401,
+				body: { received: false, error: 'status-not-confirmed' },
+			});
 		});
 
 		it('marks an unsigned callback the gateway confirms as status-check', async () => {
 			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'COMPLETED' } });
-			const unsigned: FakeRequest = { headers: {}, rawBody: Buffer.from(JSON.stringify(paymentBody)) };
-			const call = await callWebhook(state, { verifySignatures: false, confirmWithStatusApi: true }, unsigned);
+			const unsigned: FakeRequest = {
+				headers: {},
+				rawBody: Buffer.from(JSON.stringify(paymentBody)),
+			};
+			const call = await callWebhook(
+				state,
+				{ verifySignatures: false, confirmWithStatusApi: true },
+				unsigned,
+			);
 			expect(call.result.workflowData![0][0].json.verified).toBe('status-check');
 		});
 	});

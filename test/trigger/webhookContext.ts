@@ -1,4 +1,9 @@
-import type { IDataObject, IHookFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHookFunctions,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 
 import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
 
@@ -58,13 +63,22 @@ export async function callWebhook(
 		confirmWithStatusApi: false,
 	};
 	const context = {
-		getRequestObject: () => ({ headers: request.headers, rawBody: request.rawBody, query: request.query ?? {} }),
+		getRequestObject: () => ({
+			headers: request.headers,
+			rawBody: request.rawBody,
+			query: request.query ?? {},
+		}),
 		getResponseObject: () => res,
 		getNodeParameter: (name: string, fallback?: unknown) =>
 			name in params ? params[name] : name in defaults ? defaults[name] : fallback,
 		getWorkflowStaticData: () => state.staticData,
 		getWorkflow: () => ({ id: state.workflowId, active: true }),
-		getNode: () => ({ id: 'trigger-node', name: 'Little Pay Trigger', type: 'n8n-nodes-littlepay.littlePayTrigger', typeVersion }),
+		getNode: () => ({
+			id: 'trigger-node',
+			name: 'Little Pay Trigger',
+			type: 'n8n-nodes-littlepay.littlePayTrigger',
+			typeVersion,
+		}),
 		getCredentials: async () => ({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1' }),
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, options: { url: string }) => {
@@ -82,11 +96,18 @@ export async function callWebhook(
 }
 
 /** Calls one of the trigger's activation methods (checkExists, create, delete) the way n8n does. */
-export async function callHookMethod(state: TriggerState, method: 'checkExists' | 'create' | 'delete'): Promise<boolean> {
+export async function callHookMethod(
+	state: TriggerState,
+	method: 'checkExists' | 'create' | 'delete',
+): Promise<boolean> {
 	const context = {
 		getWorkflowStaticData: () => state.staticData,
 		getWorkflow: () => ({ id: state.workflowId, active: true }),
-		getNode: () => ({ id: 'trigger-node', name: 'Little Pay Trigger', type: 'n8n-nodes-littlepay.littlePayTrigger' }),
+		getNode: () => ({
+			id: 'trigger-node',
+			name: 'Little Pay Trigger',
+			type: 'n8n-nodes-littlepay.littlePayTrigger',
+		}),
 	} as unknown as IHookFunctions;
 	return await new LittlePayTrigger().webhookMethods.default[method].call(context);
 }

@@ -24,15 +24,25 @@ export const COUNTRY_OPTIONS = [
 ];
 
 /** Shows parameters only for one resource and operation. */
-export function showFor(resource: string, operation: string, properties: INodeProperties[]): INodeProperties[] {
+export function showFor(
+	resource: string,
+	operation: string,
+	properties: INodeProperties[],
+): INodeProperties[] {
 	return properties.map((p) => ({
 		...p,
-		displayOptions: { ...p.displayOptions, show: { ...p.displayOptions?.show, resource: [resource], operation: [operation] } },
+		displayOptions: {
+			...p.displayOptions,
+			show: { ...p.displayOptions?.show, resource: [resource], operation: [operation] },
+		},
 	}));
 }
 
 /** The operation selector of a resource. */
-export function operationSelector(resource: string, options: Array<{ name: string; value: string; action: string; description: string }>): INodeProperties {
+export function operationSelector(
+	resource: string,
+	options: Array<{ name: string; value: string; action: string; description: string }>,
+): INodeProperties {
 	const selector: INodeProperties = {
 		displayName: 'Operation',
 		name: 'operation',
@@ -47,11 +57,25 @@ export function operationSelector(resource: string, options: Array<{ name: strin
 }
 
 /** The user's key, or one derived from the execution and item so n8n retries reuse it. */
-export function keyForItem(context: IExecuteFunctions, itemIndex: number, given: unknown, operation: string): { key: string; generated: boolean } {
+export function keyForItem(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	given: unknown,
+	operation: string,
+): { key: string; generated: boolean } {
 	// An expression may give a number (order 12345678): it is a key like any other.
 	const text = given === undefined || given === null ? '' : String(given).trim();
-	if (text !== '') return { key: validateKey(context.getNode(), itemIndex, text), generated: false };
-	return { key: deterministicKey(context.getExecutionId() ?? 'manual', context.getNode().id, itemIndex, operation), generated: true };
+	if (text !== '')
+		return { key: validateKey(context.getNode(), itemIndex, text), generated: false };
+	return {
+		key: deterministicKey(
+			context.getExecutionId() ?? 'manual',
+			context.getNode().id,
+			itemIndex,
+			operation,
+		),
+		generated: true,
+	};
 }
 
 export const simplifyField: INodeProperties = {

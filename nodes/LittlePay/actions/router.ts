@@ -9,7 +9,14 @@ import * as payment from './payment/Payment.resource';
 import * as paymentIntent from './paymentIntent/PaymentIntent.resource';
 import * as refund from './refund/Refund.resource';
 
-const RESOURCES: Record<string, { operations: Record<string, Operation> }> = { card, disbursement, mobileMoney, payment, paymentIntent, refund };
+const RESOURCES: Record<string, { operations: Record<string, Operation> }> = {
+	card,
+	disbursement,
+	mobileMoney,
+	payment,
+	paymentIntent,
+	refund,
+};
 
 /** Operations with a Concurrency option: payout runs, and status lookups (reads, safe to overlap). */
 const CONCURRENT_OPERATIONS = new Set(['disbursement:create', 'payment:getStatus']);
@@ -25,7 +32,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const run = RESOURCES[resource]?.operations[operation];
-	if (!run) throw new NodeOperationError(this.getNode(), `Unknown operation ${resource}: ${operation}`);
+	if (!run)
+		throw new NodeOperationError(this.getNode(), `Unknown operation ${resource}: ${operation}`);
 	const concurrency = CONCURRENT_OPERATIONS.has(`${resource}:${operation}`)
 		? Math.min(10, Math.max(1, Math.floor(this.getNodeParameter('concurrency', 0, 1) as number)))
 		: 1;
@@ -38,7 +46,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		while (next < items.length && failure === undefined) {
 			const itemIndex = next++;
 			try {
-				output[itemIndex] = { json: await run.execute.call(this, itemIndex), pairedItem: { item: itemIndex } };
+				output[itemIndex] = {
+					json: await run.execute.call(this, itemIndex),
+					pairedItem: { item: itemIndex },
+				};
 			} catch (error) {
 				if (!this.continueOnFail()) {
 					failure ??= error;
@@ -46,7 +57,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				}
 				const message = error instanceof Error ? error.message : String(error);
 				const description = (error as { description?: unknown }).description;
-				output[itemIndex] = { json: { error: message, description: description ?? null }, pairedItem: { item: itemIndex } };
+				output[itemIndex] = {
+					json: { error: message, description: description ?? null },
+					pairedItem: { item: itemIndex },
+				};
 			}
 		}
 	};

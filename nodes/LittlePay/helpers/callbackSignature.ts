@@ -23,7 +23,9 @@ export type SignatureFailure =
 	| 'bad-signature'
 	| 'bad-public-key';
 
-export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: SignatureFailure };
+export type SignatureCheck =
+	| { ok: true; timestamp: number }
+	| { ok: false; reason: SignatureFailure };
 
 export interface SignatureInput {
 	rawBody: Buffer | string | undefined | null;
@@ -78,7 +80,8 @@ export function verifyCallbackSignature(input: SignatureInput): SignatureCheck {
 	if (input.rawBody === undefined || input.rawBody === null) {
 		return { ok: false, reason: 'missing-raw-body' };
 	}
-	const body = typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : input.rawBody;
+	const body =
+		typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : input.rawBody;
 	if (!Buffer.isBuffer(body)) return { ok: false, reason: 'missing-raw-body' };
 
 	const key = parsePublicKey(input.publicKeyPem);

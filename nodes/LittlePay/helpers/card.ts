@@ -41,25 +41,65 @@ export function maskCardNumber(digits: string): string {
  * Checks card fields before anything is sent. Errors name the field and never repeat the number,
  * the CVV or the expiry, because error messages end up in execution logs.
  */
-export function validateCard(node: INode, itemIndex: number, input: { number: unknown; cvv: unknown; expiry: unknown; name: unknown }, now = new Date()): CardDetails {
+export function validateCard(
+	node: INode,
+	itemIndex: number,
+	input: { number: unknown; cvv: unknown; expiry: unknown; name: unknown },
+	now = new Date(),
+): CardDetails {
 	const digits = String(input.number ?? '').replace(/[\s-]/g, '');
 	if (!/^\d{12,19}$/.test(digits) || !passesLuhn(digits)) {
-		invalidInput(node, itemIndex, 'Card Number', 'is not a valid card number (12-19 digits with a correct check digit)', 'Check the number the payer typed; it is not repeated here');
+		invalidInput(
+			node,
+			itemIndex,
+			'Card Number',
+			'is not a valid card number (12-19 digits with a correct check digit)',
+			'Check the number the payer typed; it is not repeated here',
+		);
 	}
 	const cvv = String(input.cvv ?? '').trim();
 	if (!/^\d{3,4}$/.test(cvv)) {
-		invalidInput(node, itemIndex, 'CVV', 'must be 3 or 4 digits', 'Use the security code from the back of the card (4 digits on the front for Amex)');
+		invalidInput(
+			node,
+			itemIndex,
+			'CVV',
+			'must be 3 or 4 digits',
+			'Use the security code from the back of the card (4 digits on the front for Amex)',
+		);
 	}
 	const expiry = String(input.expiry ?? '').trim();
 	const match = /^(0[1-9]|1[0-2])\s*\/\s*(\d{2})$/.exec(expiry);
-	if (!match) invalidInput(node, itemIndex, 'Expiry', 'must be MM/YY', 'Enter the expiry as printed on the card, e.g. 01/27');
+	if (!match)
+		invalidInput(
+			node,
+			itemIndex,
+			'Expiry',
+			'must be MM/YY',
+			'Enter the expiry as printed on the card, e.g. 01/27',
+		);
 	const month = Number(match[1]);
 	const year = 2000 + Number(match[2]);
 	// A card is valid through the last day of its expiry month.
-	if (year < now.getUTCFullYear() || (year === now.getUTCFullYear() && month < now.getUTCMonth() + 1)) {
-		invalidInput(node, itemIndex, 'Expiry', 'is in the past', 'Ask the payer for a card that has not expired');
+	if (
+		year < now.getUTCFullYear() ||
+		(year === now.getUTCFullYear() && month < now.getUTCMonth() + 1)
+	) {
+		invalidInput(
+			node,
+			itemIndex,
+			'Expiry',
+			'is in the past',
+			'Ask the payer for a card that has not expired',
+		);
 	}
 	const name = String(input.name ?? '').trim();
-	if (name === '') invalidInput(node, itemIndex, 'Cardholder Name', 'is required', 'Enter the name as printed on the card');
+	if (name === '')
+		invalidInput(
+			node,
+			itemIndex,
+			'Cardholder Name',
+			'is required',
+			'Enter the name as printed on the card',
+		);
 	return { cc_number: digits, cc_cvv: cvv, cc_exp: `${match[1]}/${match[2]}`, cc_name: name };
 }

@@ -9,12 +9,18 @@ export const COLLECTION_ORIGINS = {
 
 /** Escapes text for an HTML attribute or element body. */
 export function escapeHtml(value: string): string {
-	return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+	return value.replace(
+		/[&<>"']/g,
+		(c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+	);
 }
 
 /** Serialises a value for inline script, so no string can close the script element. */
 function scriptValue(value: unknown): string {
-	return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+	return JSON.stringify(value)
+		.replace(/</g, '\\u003c')
+		.replace(/\u2028/g, '\\u2028')
+		.replace(/\u2029/g, '\\u2029');
 }
 
 /** Inputs of the device data collection page. */
@@ -115,7 +121,9 @@ export interface StepUpPageInput {
 /** The step-up page: posts JWT and MD to the step-up URL at once, in this window or an iframe. */
 export function buildStepUpPage(input: StepUpPageInput): string {
 	const target = input.inIframe ? ' target="littlepay-step-up"' : '';
-	const frame = input.inIframe ? '<iframe name="littlepay-step-up" title="Card authentication" width="400" height="600" style="border:0;max-width:100%"></iframe>\n' : '';
+	const frame = input.inIframe
+		? '<iframe name="littlepay-step-up" title="Card authentication" width="400" height="600" style="border:0;max-width:100%"></iframe>\n'
+		: '';
 	return `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Confirm your payment</title></head>

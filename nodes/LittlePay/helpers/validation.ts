@@ -13,10 +13,23 @@ export const NETWORK_COUNTRY_CODES: Record<MobileNetwork, string[]> = {
 };
 
 /** Checks a mobile money network (as an expression may give it: any case, spaces) and returns Little Pay's name. */
-export function validateNetwork(node: INode, itemIndex: number, value: unknown, field = 'Network'): MobileNetwork {
-	const network = String(value ?? '').trim().toUpperCase();
+export function validateNetwork(
+	node: INode,
+	itemIndex: number,
+	value: unknown,
+	field = 'Network',
+): MobileNetwork {
+	const network = String(value ?? '')
+		.trim()
+		.toUpperCase();
 	if (!Object.prototype.hasOwnProperty.call(NETWORK_COUNTRY_CODES, network)) {
-		invalidInput(node, itemIndex, field, `is not one of ${Object.keys(NETWORK_COUNTRY_CODES).join(', ')} (got ${JSON.stringify(value)})`, 'Pick the network from the list, or map a value such as MPESA');
+		invalidInput(
+			node,
+			itemIndex,
+			field,
+			`is not one of ${Object.keys(NETWORK_COUNTRY_CODES).join(', ')} (got ${JSON.stringify(value)})`,
+			'Pick the network from the list, or map a value such as MPESA',
+		);
 	}
 	return network as MobileNetwork;
 }
@@ -31,15 +44,35 @@ export const COUNTRY_CALLING_CODES: Record<string, string> = {
 };
 
 /** Raises the item error every validator uses: names the item and the field, says how to fix it. */
-export function invalidInput(node: INode, itemIndex: number, field: string, problem: string, fix: string): never {
-	throw new NodeOperationError(node, `Item ${itemIndex}: ${field} ${problem}`, { itemIndex, description: fix });
+export function invalidInput(
+	node: INode,
+	itemIndex: number,
+	field: string,
+	problem: string,
+	fix: string,
+): never {
+	throw new NodeOperationError(node, `Item ${itemIndex}: ${field} ${problem}`, {
+		itemIndex,
+		description: fix,
+	});
 }
 
 /** Checks an amount is a positive finite number and returns it. */
-export function validateAmount(node: INode, itemIndex: number, value: unknown, field = 'Amount'): number {
+export function validateAmount(
+	node: INode,
+	itemIndex: number,
+	value: unknown,
+	field = 'Amount',
+): number {
 	const amount = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
-		invalidInput(node, itemIndex, field, `must be a positive number (got ${JSON.stringify(value)})`, 'Enter the amount in the currency unit, e.g. 1500');
+		invalidInput(
+			node,
+			itemIndex,
+			field,
+			`must be a positive number (got ${JSON.stringify(value)})`,
+			'Enter the amount in the currency unit, e.g. 1500',
+		);
 	}
 	return amount;
 }
@@ -47,7 +80,13 @@ export function validateAmount(node: INode, itemIndex: number, value: unknown, f
 /** Checks a merchant key: alphanumeric only, as Little Pay requires. */
 export function validateKey(node: INode, itemIndex: number, value: string, field = 'Key'): string {
 	if (!/^[A-Za-z0-9]{1,64}$/.test(value)) {
-		invalidInput(node, itemIndex, field, 'must contain only letters and digits (no - / * + or spaces)', 'Use 8-12 letters and digits, e.g. order12345, or leave it empty to generate one');
+		invalidInput(
+			node,
+			itemIndex,
+			field,
+			'must contain only letters and digits (no - / * + or spaces)',
+			'Use 8-12 letters and digits, e.g. order12345, or leave it empty to generate one',
+		);
 	}
 	return value;
 }
@@ -61,7 +100,13 @@ export function validateUrl(node: INode, itemIndex: number, value: string, field
 		url = undefined;
 	}
 	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-		invalidInput(node, itemIndex, field, `is not an http(s) URL (got ${JSON.stringify(value)})`, 'Enter a full address such as https://example.com/callback');
+		invalidInput(
+			node,
+			itemIndex,
+			field,
+			`is not an http(s) URL (got ${JSON.stringify(value)})`,
+			'Enter a full address such as https://example.com/callback',
+		);
 	}
 	return value;
 }
@@ -78,24 +123,56 @@ export function requireText(node: INode, itemIndex: number, value: unknown, fiel
  * Normalises a payer or payee number to Little Pay's form (country code + 9 digits, no +) and
  * refuses numbers that cannot belong to the network's countries, before any money moves.
  */
-export function normalizeMobileNumber(node: INode, itemIndex: number, raw: unknown, network: unknown, country: string, field = 'Mobile Number'): string {
+export function normalizeMobileNumber(
+	node: INode,
+	itemIndex: number,
+	raw: unknown,
+	network: unknown,
+	country: string,
+	field = 'Mobile Number',
+): string {
 	const countryCodes = NETWORK_COUNTRY_CODES[validateNetwork(node, itemIndex, network)];
 	const trimmed = String(raw ?? '').trim();
 	if (!/^\+?[\d\s().-]+$/.test(trimmed)) {
-		invalidInput(node, itemIndex, field, `is not a phone number (got ${JSON.stringify(raw)})`, 'Type it as +254712345678, 254712345678 or 0712345678');
+		invalidInput(
+			node,
+			itemIndex,
+			field,
+			`is not a phone number (got ${JSON.stringify(raw)})`,
+			'Type it as +254712345678, 254712345678 or 0712345678',
+		);
 	}
 	let digits = trimmed.replace(/\D/g, '');
 	if (digits.startsWith('0')) {
 		const code = COUNTRY_CALLING_CODES[country];
-		if (!code) invalidInput(node, itemIndex, 'Country', `is not supported (got ${country})`, 'Pick the payer country');
+		if (!code)
+			invalidInput(
+				node,
+				itemIndex,
+				'Country',
+				`is not supported (got ${country})`,
+				'Pick the payer country',
+			);
 		digits = code + digits.slice(1);
 	}
 	const code = countryCodes.find((c) => digits.startsWith(c));
 	if (!code) {
-		invalidInput(node, itemIndex, field, `cannot be a ${network} number (country codes ${countryCodes.join(', ')})`, 'Check the number and the network');
+		invalidInput(
+			node,
+			itemIndex,
+			field,
+			`cannot be a ${network} number (country codes ${countryCodes.join(', ')})`,
+			'Check the number and the network',
+		);
 	}
 	if (digits.length !== code.length + 9) {
-		invalidInput(node, itemIndex, field, `must have 9 digits after the country code ${code} (got ${digits.length - code.length})`, 'Check the number for missing or extra digits');
+		invalidInput(
+			node,
+			itemIndex,
+			field,
+			`must have 9 digits after the country code ${code} (got ${digits.length - code.length})`,
+			'Check the number for missing or extra digits',
+		);
 	}
 	return digits;
 }
@@ -104,6 +181,14 @@ export function normalizeMobileNumber(node: INode, itemIndex: number, raw: unkno
  * A key that is the same every time n8n retries this item of this execution, so a retry
  * finds the intent or payout it already created instead of creating a second one.
  */
-export function deterministicKey(executionId: string, nodeId: string, itemIndex: number, operation: string): string {
-	return createHash('sha256').update(`${executionId}|${nodeId}|${itemIndex}|${operation}`).digest('hex').slice(0, 12);
+export function deterministicKey(
+	executionId: string,
+	nodeId: string,
+	itemIndex: number,
+	operation: string,
+): string {
+	return createHash('sha256')
+		.update(`${executionId}|${nodeId}|${itemIndex}|${operation}`)
+		.digest('hex')
+		.slice(0, 12);
 }

@@ -1,5 +1,11 @@
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
-import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions, IHttpRequestMethods, JsonObject } from 'n8n-workflow';
+import type {
+	ICredentialsDecrypted,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	JsonObject,
+} from 'n8n-workflow';
 
 export type LittlePayCredential = 'littlePayBasicApi' | 'littlePayApiKeyApi';
 
@@ -44,15 +50,28 @@ const HINTS: Record<number, string> = {
 
 /** Masks any run of 12-19 digits (a card number, possibly spaced) down to its last four. */
 export function redactCardNumbers(text: string): string {
-	return text.replace(/\d(?:[ -]?\d){11,18}/g, (match) => `**** ${match.replace(/\D/g, '').slice(-4)}`);
+	return text.replace(
+		/\d(?:[ -]?\d){11,18}/g,
+		(match) => `**** ${match.replace(/\D/g, '').slice(-4)}`,
+	);
 }
 
 /** Turns a Little Pay error answer into a NodeApiError with the gateway's message and a hint. */
-export function throwGatewayError(context: IExecuteFunctions, response: LittlePayResponse, itemIndex: number, cardData = false): never {
-	const raw = typeof response.data.message === 'string' ? response.data.message : `HTTP ${response.statusCode}`;
+export function throwGatewayError(
+	context: IExecuteFunctions,
+	response: LittlePayResponse,
+	itemIndex: number,
+	cardData = false,
+): never {
+	const raw =
+		typeof response.data.message === 'string'
+			? response.data.message
+			: `HTTP ${response.statusCode}`;
 	// After a card request only the redacted message and code leave the node, never the raw answer.
 	const message = cardData ? redactCardNumbers(raw) : raw;
-	const body = cardData ? ({ message, code: response.data.code ?? null } as JsonObject) : (response.data as JsonObject);
+	const body = cardData
+		? ({ message, code: response.data.code ?? null } as JsonObject)
+		: (response.data as JsonObject);
 	throw new NodeApiError(context.getNode(), body, {
 		message: `Little Pay: ${message}`,
 		description: HINTS[response.statusCode] ?? 'Little Pay answered with an error; try again later',
@@ -65,7 +84,11 @@ export function throwGatewayError(context: IExecuteFunctions, response: LittlePa
  * A cache that lives for one node run (keyed on its execute context): each name is loaded once and
  * shared by the run's items; a failed load is forgotten, so the next item reports its own error.
  */
-export function perRunCache<T>(): (context: IExecuteFunctions, name: string, load: () => Promise<T>) => Promise<T> {
+export function perRunCache<T>(): (
+	context: IExecuteFunctions,
+	name: string,
+	load: () => Promise<T>,
+) => Promise<T> {
 	const byRun = new WeakMap<IExecuteFunctions, Map<string, Promise<T>>>();
 	return async (context, name, load) => {
 		let entries = byRun.get(context);
@@ -91,13 +114,23 @@ interface RunCredential {
 	disbursementBaseUrl: string;
 }
 
-async function readCredential(context: IExecuteFunctions, type: LittlePayCredential, itemIndex: number): Promise<RunCredential> {
+async function readCredential(
+	context: IExecuteFunctions,
+	type: LittlePayCredential,
+	itemIndex: number,
+): Promise<RunCredential> {
 	const data = await context.getCredentials(type, itemIndex);
 	const details = context.getNode().credentials?.[type];
 	const withoutTrailingSlash = (url: unknown) => String(url).replace(/\/+$/, '');
 	const baseUrl = withoutTrailingSlash(data.baseUrl || 'https://pay.little.africa');
-	const disbursementBaseUrl = data.disbursementBaseUrl ? withoutTrailingSlash(data.disbursementBaseUrl) : baseUrl;
-	return { decrypted: { id: details?.id ?? '', name: details?.name ?? type, type, data }, baseUrl, disbursementBaseUrl };
+	const disbursementBaseUrl = data.disbursementBaseUrl
+		? withoutTrailingSlash(data.disbursementBaseUrl)
+		: baseUrl;
+	return {
+		decrypted: { id: details?.id ?? '', name: details?.name ?? type, type, data },
+		baseUrl,
+		disbursementBaseUrl,
+	};
 }
 
 // Reading a credential decrypts it (and resolves its expressions), which in n8n costs more than a
@@ -105,73 +138,120 @@ async function readCredential(context: IExecuteFunctions, type: LittlePayCredent
 // to n8n's request helper, which then applies the credential's own `authenticate` as usual.
 const credentialsForRun = perRunCache<RunCredential>();
 
-function credentialFor(context: IExecuteFunctions, type: LittlePayCredential, itemIndex: number): Promise<RunCredential> {
+function credentialFor(
+	context: IExecuteFunctions,
+	type: LittlePayCredential,
+	itemIndex: number,
+): Promise<RunCredential> {
 	return credentialsForRun(context, type, () => readCredential(context, type, itemIndex));
 }
 
 /** The credential's fields for this node run, read (and decrypted) once per run. */
-export async function credentialData(context: IExecuteFunctions, type: LittlePayCredential, itemIndex: number): Promise<IDataObject> {
+export async function credentialData(
+	context: IExecuteFunctions,
+	type: LittlePayCredential,
+	itemIndex: number,
+): Promise<IDataObject> {
 	return (await credentialFor(context, type, itemIndex)).decrypted.data ?? {};
 }
 
 /** Sends one request and returns the status code with the envelope's data, never retrying. */
-export async function sendOnce(context: IExecuteFunctions, request: LittlePayRequest): Promise<LittlePayResponse | LostAnswer> {
+export async function sendOnce(
+	context: IExecuteFunctions,
+	request: LittlePayRequest,
+): Promise<LittlePayResponse | LostAnswer> {
 	const credential = await credentialFor(context, request.credential, request.itemIndex);
 	const baseUrl = request.disbursement ? credential.disbursementBaseUrl : credential.baseUrl;
 	let response: { statusCode: number; body: unknown };
 	try {
-		response = (await context.helpers.httpRequestWithAuthentication.call(context, request.credential, {
-			method: request.method,
-			url: `${baseUrl}${request.path}`,
-			body: request.body,
-			qs: request.qs,
-			json: true,
-			timeout: request.timeoutMs ?? 30000,
-			ignoreHttpStatusErrors: true,
-			returnFullResponse: true,
-			abortSignal: context.getExecutionCancelSignal(),
-		}, { credentialsDecrypted: credential.decrypted })) as { statusCode: number; body: unknown };
+		response = (await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			request.credential,
+			{
+				method: request.method,
+				url: `${baseUrl}${request.path}`,
+				body: request.body,
+				qs: request.qs,
+				json: true,
+				timeout: request.timeoutMs ?? 30000,
+				ignoreHttpStatusErrors: true,
+				returnFullResponse: true,
+				abortSignal: context.getExecutionCancelSignal(),
+			},
+			{ credentialsDecrypted: credential.decrypted },
+		)) as { statusCode: number; body: unknown };
 	} catch (error) {
 		if (context.getExecutionCancelSignal()?.aborted) {
-			throw new NodeOperationError(context.getNode(), 'Execution cancelled', { itemIndex: request.itemIndex });
+			throw new NodeOperationError(context.getNode(), 'Execution cancelled', {
+				itemIndex: request.itemIndex,
+			});
 		}
 		return { lost: true, reason: error instanceof Error ? error.message : String(error) };
 	}
 	const body = (response.body ?? {}) as IDataObject;
-	const data = (typeof body.data === 'object' && body.data !== null ? body.data : body) as IDataObject;
+	const data = (
+		typeof body.data === 'object' && body.data !== null ? body.data : body
+	) as IDataObject;
 	return { statusCode: response.statusCode, data };
 }
 
 /** Reads from Little Pay, retrying 429, 5xx and lost answers with backoff (reads are safe to repeat). */
-export async function readLittlePay(context: IExecuteFunctions, request: LittlePayRequest, attempts = 3): Promise<LittlePayResponse> {
+export async function readLittlePay(
+	context: IExecuteFunctions,
+	request: LittlePayRequest,
+	attempts = 3,
+): Promise<LittlePayResponse> {
 	for (let attempt = 1; ; attempt++) {
 		const result = await sendOnce(context, request);
 		if (isLost(result)) {
 			if (attempt >= attempts) {
-				throw new NodeOperationError(context.getNode(), `Item ${request.itemIndex}: Little Pay did not answer (${result.reason})`, {
-					itemIndex: request.itemIndex,
-					description: 'Check the Base URL in the credentials and that Little Pay is reachable, then try again',
-				});
+				throw new NodeOperationError(
+					context.getNode(),
+					`Item ${request.itemIndex}: Little Pay did not answer (${result.reason})`,
+					{
+						itemIndex: request.itemIndex,
+						description:
+							'Check the Base URL in the credentials and that Little Pay is reachable, then try again',
+					},
+				);
 			}
 		} else if (!(result.statusCode === 429 || result.statusCode >= 500) || attempt >= attempts) {
 			return result;
 		}
 		if (context.getExecutionCancelSignal()?.aborted) {
-			throw new NodeOperationError(context.getNode(), 'Execution cancelled', { itemIndex: request.itemIndex });
+			throw new NodeOperationError(context.getNode(), 'Execution cancelled', {
+				itemIndex: request.itemIndex,
+			});
 		}
 		await sleep(250 * 2 ** (attempt - 1));
 	}
 }
 
 /** Returns data of a 2xx answer, or throws the mapped gateway error. */
-export function expectSuccess(context: IExecuteFunctions, response: LittlePayResponse, itemIndex: number, cardData = false): IDataObject {
-	if (response.statusCode < 200 || response.statusCode >= 300) throwGatewayError(context, response, itemIndex, cardData);
+export function expectSuccess(
+	context: IExecuteFunctions,
+	response: LittlePayResponse,
+	itemIndex: number,
+	cardData = false,
+): IDataObject {
+	if (response.statusCode < 200 || response.statusCode >= 300)
+		throwGatewayError(context, response, itemIndex, cardData);
 	return response.data;
 }
 
 /** Raises the error for a request whose outcome is unknown, saying what to check before retrying. */
-export function throwUnknownOutcome(context: IExecuteFunctions, itemIndex: number, what: string, detail: string, check: string): never {
-	throw new NodeOperationError(context.getNode(), `Item ${itemIndex}: the outcome of the ${what} is unknown (${detail})`, { itemIndex, description: check });
+export function throwUnknownOutcome(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	what: string,
+	detail: string,
+	check: string,
+): never {
+	throw new NodeOperationError(
+		context.getNode(),
+		`Item ${itemIndex}: the outcome of the ${what} is unknown (${detail})`,
+		{ itemIndex, description: check },
+	);
 }
 
 /** How createOnce finds out whether a create whose answer was lost took effect. */
@@ -194,13 +274,23 @@ function describeAnswer(result: LittlePayResponse | LostAnswer): string {
 }
 
 /** A read made to recover an unknown outcome; when it gets no answer either, the outcome stays unknown. */
-async function recoveryRead(context: IExecuteFunctions, request: LittlePayRequest, what: string): Promise<LittlePayResponse> {
+async function recoveryRead(
+	context: IExecuteFunctions,
+	request: LittlePayRequest,
+	what: string,
+): Promise<LittlePayResponse> {
 	try {
 		// More patience than an ordinary read: the answer decides whether money moved.
 		return await readLittlePay(context, request, 5);
 	} catch {
 		// Never "try again" here: the first request may have gone through, and a retry could pay twice.
-		throwUnknownOutcome(context, request.itemIndex, what, 'the lookup got no answer either', `Check in the dashboard whether the ${what} exists before retrying: the first request may have gone through.`);
+		throwUnknownOutcome(
+			context,
+			request.itemIndex,
+			what,
+			'the lookup got no answer either',
+			`Check in the dashboard whether the ${what} exists before retrying: the first request may have gone through.`,
+		);
 	}
 }
 
@@ -219,20 +309,40 @@ export async function createOnce(
 	const { itemIndex } = create;
 	const first = await sendOnce(context, create);
 	const firstAnswer = knownAnswer(first);
-	if (firstAnswer && !(firstAnswer.statusCode === 409 && lookup?.generatedKey)) return { response: firstAnswer, recovered: false };
+	if (firstAnswer && !(firstAnswer.statusCode === 409 && lookup?.generatedKey))
+		return { response: firstAnswer, recovered: false };
 	if (!lookup) {
-		throwUnknownOutcome(context, itemIndex, what, describeAnswer(first), `Check in the dashboard whether the ${what} exists before retrying.`);
+		throwUnknownOutcome(
+			context,
+			itemIndex,
+			what,
+			describeAnswer(first),
+			`Check in the dashboard whether the ${what} exists before retrying.`,
+		);
 	}
 	const found = await recoveryRead(context, lookup.request, what);
-	if (found.statusCode >= 200 && found.statusCode < 300) return { response: found, recovered: true };
+	if (found.statusCode >= 200 && found.statusCode < 300)
+		return { response: found, recovered: true };
 	if (found.statusCode !== 404 || firstAnswer) {
-		throwUnknownOutcome(context, itemIndex, what, `lookup answered HTTP ${found.statusCode}`, 'Check the key in the dashboard before retrying.');
+		throwUnknownOutcome(
+			context,
+			itemIndex,
+			what,
+			`lookup answered HTTP ${found.statusCode}`,
+			'Check the key in the dashboard before retrying.',
+		);
 	}
 	// The lookup proved nothing was created, so sending again cannot pay twice.
 	const second = await sendOnce(context, create);
 	const secondAnswer = knownAnswer(second);
 	if (!secondAnswer) {
-		throwUnknownOutcome(context, itemIndex, what, describeAnswer(second), `Little Pay failed to answer twice. Check in the dashboard whether the ${what} exists before retrying.`);
+		throwUnknownOutcome(
+			context,
+			itemIndex,
+			what,
+			describeAnswer(second),
+			`Little Pay failed to answer twice. Check in the dashboard whether the ${what} exists before retrying.`,
+		);
 	}
 	return { response: secondAnswer, recovered: false };
 }
@@ -249,19 +359,51 @@ export async function processOnce(
 	body: IDataObject,
 	cardData = false,
 ): Promise<{ data: IDataObject; recovered: boolean }> {
-	const request: LittlePayRequest = { credential: 'littlePayApiKeyApi', method: 'POST', path: `/pay/${encodeURIComponent(reference)}/process`, body, itemIndex, cardData };
+	const request: LittlePayRequest = {
+		credential: 'littlePayApiKeyApi',
+		method: 'POST',
+		path: `/pay/${encodeURIComponent(reference)}/process`,
+		body,
+		itemIndex,
+		cardData,
+	};
 	const firstAnswer = knownAnswer(await sendOnce(context, request));
-	if (firstAnswer) return { data: expectSuccess(context, firstAnswer, itemIndex, cardData), recovered: false };
-	const status = await recoveryRead(context, { credential: 'littlePayApiKeyApi', method: 'GET', path: `/api/payments-v2/${encodeURIComponent(reference)}`, itemIndex }, 'payment');
+	if (firstAnswer)
+		return { data: expectSuccess(context, firstAnswer, itemIndex, cardData), recovered: false };
+	const status = await recoveryRead(
+		context,
+		{
+			credential: 'littlePayApiKeyApi',
+			method: 'GET',
+			path: `/api/payments-v2/${encodeURIComponent(reference)}`,
+			itemIndex,
+		},
+		'payment',
+	);
 	const record = expectSuccess(context, status, itemIndex);
 	const attempts = (Array.isArray(record.attempts) ? record.attempts : []) as IDataObject[];
 	const latest = attempts[attempts.length - 1];
 	if (record.status === 'COMPLETED' || (latest && latest.provider === body.type)) {
 		const settled = record.status === 'COMPLETED' ? record.status : latest.status;
-		return { data: { status: settled, message: 'Recovered from the status record (the first answer was lost)', provider: body.type, reference }, recovered: true };
+		return {
+			data: {
+				status: settled,
+				message: 'Recovered from the status record (the first answer was lost)',
+				provider: body.type,
+				reference,
+			},
+			recovered: true,
+		};
 	}
 	const second = await sendOnce(context, request);
 	const secondAnswer = knownAnswer(second);
-	if (!secondAnswer) throwUnknownOutcome(context, itemIndex, 'payment', describeAnswer(second), 'Check the payment status before trying again');
+	if (!secondAnswer)
+		throwUnknownOutcome(
+			context,
+			itemIndex,
+			'payment',
+			describeAnswer(second),
+			'Check the payment status before trying again',
+		);
 	return { data: expectSuccess(context, secondAnswer, itemIndex, cardData), recovered: false };
 }

@@ -2,7 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 export type CallbackKind = 'payment' | 'refund';
-export type CallbackEventName = 'payment.completed' | 'payment.failed' | 'refund.completed' | 'refund.failed';
+export type CallbackEventName =
+	| 'payment.completed'
+	| 'payment.failed'
+	| 'refund.completed'
+	| 'refund.failed';
 export type Verification = 'signature' | 'token' | 'status-check' | 'none';
 
 export interface ParsedCallback {
@@ -61,7 +65,9 @@ export function callbackEventId(callback: ParsedCallback): string {
 /** Builds the one clean item a workflow receives for a callback. */
 export function callbackToItem(callback: ParsedCallback, verified: Verification): IDataObject {
 	const b = callback.body;
-	const payload = (typeof b.payload === 'object' && b.payload !== null ? b.payload : {}) as IDataObject;
+	const payload = (
+		typeof b.payload === 'object' && b.payload !== null ? b.payload : {}
+	) as IDataObject;
 	const address = (
 		typeof payload.billingAddress === 'object' && payload.billingAddress !== null
 			? payload.billingAddress

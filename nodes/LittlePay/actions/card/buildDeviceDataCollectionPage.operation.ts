@@ -7,32 +7,86 @@ import { accessTokenField, intentReferenceField } from './fields';
 
 export const description: INodeProperties[] = showFor('card', 'buildDeviceDataCollectionPage', [
 	intentReferenceField,
-	{ displayName: 'Device Data Collection URL', name: 'deviceDataCollectionUrl', type: 'string', required: true, default: '', description: 'The deviceDataCollectionUrl of the paToken from Get Device Data Collection Token' },
+	{
+		displayName: 'Device Data Collection URL',
+		name: 'deviceDataCollectionUrl',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'The deviceDataCollectionUrl of the paToken from Get Device Data Collection Token',
+	},
 	accessTokenField,
 	{
 		displayName: 'Message Origin',
 		name: 'messageOrigin',
 		type: 'options',
 		options: [
-			{ name: 'From the Collection URL', value: 'auto', description: 'The origin of the Device Data Collection URL (works for test, production and the sandbox)' },
+			{
+				name: 'From the Collection URL',
+				value: 'auto',
+				description:
+					'The origin of the Device Data Collection URL (works for test, production and the sandbox)',
+			},
 			{ name: 'Test (Cardinal Staging)', value: 'test', description: COLLECTION_ORIGINS.test },
-			{ name: 'Production (Cardinal)', value: 'production', description: COLLECTION_ORIGINS.production },
+			{
+				name: 'Production (Cardinal)',
+				value: 'production',
+				description: COLLECTION_ORIGINS.production,
+			},
 			{ name: 'Custom', value: 'custom' },
 		],
 		default: 'auto',
-		description: 'Who may send the "profile.completed" message; messages from any other origin are ignored',
+		description:
+			'Who may send the "profile.completed" message; messages from any other origin are ignored',
 	},
-	{ displayName: 'Custom Origin', name: 'customOrigin', type: 'string', default: '', placeholder: 'https://centinelapistag.cardinalcommerce.com', displayOptions: { show: { messageOrigin: ['custom'] } }, description: 'Scheme, host and port the message must come from' },
-	{ displayName: 'Continue URL', name: 'continueUrl', type: 'string', required: true, default: '', description: 'Where the page posts reference, sessionId, deviceDataCollected and the browser fields next, e.g. the Production URL of a Webhook that checks enrolment' },
-	{ displayName: 'Timeout (Seconds)', name: 'timeoutSeconds', type: 'number', typeOptions: { minValue: 1, maxValue: 60 }, default: 10, description: 'How long the page waits for the collection message before going on without it' },
+	{
+		displayName: 'Custom Origin',
+		name: 'customOrigin',
+		type: 'string',
+		default: '',
+		placeholder: 'https://centinelapistag.cardinalcommerce.com',
+		displayOptions: { show: { messageOrigin: ['custom'] } },
+		description: 'Scheme, host and port the message must come from',
+	},
+	{
+		displayName: 'Continue URL',
+		name: 'continueUrl',
+		type: 'string',
+		required: true,
+		default: '',
+		description:
+			'Where the page posts reference, sessionId, deviceDataCollected and the browser fields next, e.g. the Production URL of a Webhook that checks enrolment',
+	},
+	{
+		displayName: 'Timeout (Seconds)',
+		name: 'timeoutSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 60 },
+		default: 10,
+		description: 'How long the page waits for the collection message before going on without it',
+	},
 ]);
 
 /** The message origin to trust, from the user's choice. */
-function messageOriginFor(context: IExecuteFunctions, itemIndex: number, collectionUrl: string): string {
+function messageOriginFor(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	collectionUrl: string,
+): string {
 	const choice = context.getNodeParameter('messageOrigin', itemIndex, 'auto') as string;
 	if (choice === 'test' || choice === 'production') return COLLECTION_ORIGINS[choice];
 	if (choice === 'custom') {
-		const custom = validateUrl(context.getNode(), itemIndex, requireText(context.getNode(), itemIndex, context.getNodeParameter('customOrigin', itemIndex, ''), 'Custom Origin'), 'Custom Origin');
+		const custom = validateUrl(
+			context.getNode(),
+			itemIndex,
+			requireText(
+				context.getNode(),
+				itemIndex,
+				context.getNodeParameter('customOrigin', itemIndex, ''),
+				'Custom Origin',
+			),
+			'Custom Origin',
+		);
 		return new URL(custom).origin;
 	}
 	return new URL(collectionUrl).origin;
@@ -41,12 +95,44 @@ function messageOriginFor(context: IExecuteFunctions, itemIndex: number, collect
 /** Returns the HTML of the device data collection page for Respond to Webhook. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const node = this.getNode();
-	const reference = requireText(node, itemIndex, this.getNodeParameter('reference', itemIndex), 'Intent Reference');
-	const deviceDataCollectionUrl = validateUrl(node, itemIndex, this.getNodeParameter('deviceDataCollectionUrl', itemIndex) as string, 'Device Data Collection URL');
-	const accessToken = requireText(node, itemIndex, this.getNodeParameter('accessToken', itemIndex), 'Access Token');
-	const continueUrl = validateUrl(node, itemIndex, this.getNodeParameter('continueUrl', itemIndex) as string, 'Continue URL');
-	const timeoutSeconds = validateAmount(node, itemIndex, this.getNodeParameter('timeoutSeconds', itemIndex, 10), 'Timeout (Seconds)');
+	const reference = requireText(
+		node,
+		itemIndex,
+		this.getNodeParameter('reference', itemIndex),
+		'Intent Reference',
+	);
+	const deviceDataCollectionUrl = validateUrl(
+		node,
+		itemIndex,
+		this.getNodeParameter('deviceDataCollectionUrl', itemIndex) as string,
+		'Device Data Collection URL',
+	);
+	const accessToken = requireText(
+		node,
+		itemIndex,
+		this.getNodeParameter('accessToken', itemIndex),
+		'Access Token',
+	);
+	const continueUrl = validateUrl(
+		node,
+		itemIndex,
+		this.getNodeParameter('continueUrl', itemIndex) as string,
+		'Continue URL',
+	);
+	const timeoutSeconds = validateAmount(
+		node,
+		itemIndex,
+		this.getNodeParameter('timeoutSeconds', itemIndex, 10),
+		'Timeout (Seconds)',
+	);
 	const messageOrigin = messageOriginFor(this, itemIndex, deviceDataCollectionUrl);
-	const html = buildDeviceDataCollectionPage({ deviceDataCollectionUrl, accessToken, messageOrigin, reference, continueUrl, timeoutMs: Math.round(timeoutSeconds * 1000) });
+	const html = buildDeviceDataCollectionPage({
+		deviceDataCollectionUrl,
+		accessToken,
+		messageOrigin,
+		reference,
+		continueUrl,
+		timeoutMs: Math.round(timeoutSeconds * 1000),
+	});
 	return { reference, messageOrigin, html };
 }

@@ -6,18 +6,55 @@ import { showFor } from '../common';
 import { accessTokenField, intentReferenceField } from './fields';
 
 export const description: INodeProperties[] = showFor('card', 'buildStepUpPage', [
-	{ ...intentReferenceField, description: 'Reference of the payment intent, sent as MD; without it the payment fails' },
-	{ displayName: 'Step-Up URL', name: 'stepUpUrl', type: 'string', required: true, default: '', description: 'The stepUpUrl from Check Enrolment (when the action is AUTHENTICATE)' },
+	{
+		...intentReferenceField,
+		description: 'Reference of the payment intent, sent as MD; without it the payment fails',
+	},
+	{
+		displayName: 'Step-Up URL',
+		name: 'stepUpUrl',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'The stepUpUrl from Check Enrolment (when the action is AUTHENTICATE)',
+	},
 	accessTokenField,
-	{ displayName: 'Show in an Iframe', name: 'inIframe', type: 'boolean', default: false, description: "Whether to show the bank's page inside this page instead of replacing it; the redirect after step-up then happens in the iframe" },
+	{
+		displayName: 'Show in an Iframe',
+		name: 'inIframe',
+		type: 'boolean',
+		default: false,
+		description:
+			"Whether to show the bank's page inside this page instead of replacing it; the redirect after step-up then happens in the iframe",
+	},
 ]);
 
 /** Returns the HTML of the step-up page for Respond to Webhook. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const node = this.getNode();
-	const reference = requireText(node, itemIndex, this.getNodeParameter('reference', itemIndex), 'Intent Reference');
-	const stepUpUrl = validateUrl(node, itemIndex, this.getNodeParameter('stepUpUrl', itemIndex) as string, 'Step-Up URL');
-	const accessToken = requireText(node, itemIndex, this.getNodeParameter('accessToken', itemIndex), 'Access Token');
-	const html = buildStepUpPage({ stepUpUrl, accessToken, reference, inIframe: this.getNodeParameter('inIframe', itemIndex, false) as boolean });
+	const reference = requireText(
+		node,
+		itemIndex,
+		this.getNodeParameter('reference', itemIndex),
+		'Intent Reference',
+	);
+	const stepUpUrl = validateUrl(
+		node,
+		itemIndex,
+		this.getNodeParameter('stepUpUrl', itemIndex) as string,
+		'Step-Up URL',
+	);
+	const accessToken = requireText(
+		node,
+		itemIndex,
+		this.getNodeParameter('accessToken', itemIndex),
+		'Access Token',
+	);
+	const html = buildStepUpPage({
+		stepUpUrl,
+		accessToken,
+		reference,
+		inIframe: this.getNodeParameter('inIframe', itemIndex, false) as boolean,
+	});
 	return { reference, html };
 }

@@ -13,15 +13,59 @@ export const description: INodeProperties[] = showFor('card', 'checkEnrolment', 
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		description: "The payer's browser, as posted by the device data collection page; unset fields use the defaults of a desktop browser",
+		description:
+			"The payer's browser, as posted by the device data collection page; unset fields use the defaults of a desktop browser",
 		options: [
-			{ displayName: 'Color Depth', name: 'httpBrowserColorDepth', type: 'number', default: 24, description: 'Screen colour depth in bits' },
-			{ displayName: 'Java Enabled', name: 'httpBrowserJavaEnabled', type: 'boolean', default: false, description: 'Whether the browser has Java enabled' },
-			{ displayName: 'JavaScript Enabled', name: 'httpBrowserJavaScriptEnabled', type: 'boolean', default: true, description: 'Whether the browser runs JavaScript' },
-			{ displayName: 'Language', name: 'httpBrowserLanguage', type: 'string', default: 'en-US', description: 'Language tag of the browser, e.g. en-KE' },
-			{ displayName: 'Screen Height', name: 'httpBrowserScreenHeight', type: 'number', default: 1080, description: 'Screen height in pixels' },
-			{ displayName: 'Screen Width', name: 'httpBrowserScreenWidth', type: 'number', default: 1920, description: 'Screen width in pixels' },
-			{ displayName: 'Time Difference (Minutes)', name: 'httpBrowserTimeDifference', type: 'number', default: 0, description: 'Browser time zone offset from UTC in minutes, as getTimezoneOffset() gives it (Nairobi: -180)' },
+			{
+				displayName: 'Color Depth',
+				name: 'httpBrowserColorDepth',
+				type: 'number',
+				default: 24,
+				description: 'Screen colour depth in bits',
+			},
+			{
+				displayName: 'Java Enabled',
+				name: 'httpBrowserJavaEnabled',
+				type: 'boolean',
+				default: false,
+				description: 'Whether the browser has Java enabled',
+			},
+			{
+				displayName: 'JavaScript Enabled',
+				name: 'httpBrowserJavaScriptEnabled',
+				type: 'boolean',
+				default: true,
+				description: 'Whether the browser runs JavaScript',
+			},
+			{
+				displayName: 'Language',
+				name: 'httpBrowserLanguage',
+				type: 'string',
+				default: 'en-US',
+				description: 'Language tag of the browser, e.g. en-KE',
+			},
+			{
+				displayName: 'Screen Height',
+				name: 'httpBrowserScreenHeight',
+				type: 'number',
+				default: 1080,
+				description: 'Screen height in pixels',
+			},
+			{
+				displayName: 'Screen Width',
+				name: 'httpBrowserScreenWidth',
+				type: 'number',
+				default: 1920,
+				description: 'Screen width in pixels',
+			},
+			{
+				displayName: 'Time Difference (Minutes)',
+				name: 'httpBrowserTimeDifference',
+				type: 'number',
+				default: 0,
+				description:
+					'Browser time zone offset from UTC in minutes, as getTimezoneOffset() gives it (Nairobi: -180)',
+			},
 		],
 	},
 ]);
@@ -36,17 +80,33 @@ const DEFAULT_DEVICE: IDataObject = {
 	httpBrowserTimeDifference: 0,
 };
 
-const NUMBER_FIELDS = ['httpBrowserColorDepth', 'httpBrowserScreenHeight', 'httpBrowserScreenWidth', 'httpBrowserTimeDifference'];
+const NUMBER_FIELDS = [
+	'httpBrowserColorDepth',
+	'httpBrowserScreenHeight',
+	'httpBrowserScreenWidth',
+	'httpBrowserTimeDifference',
+];
 const BOOLEAN_FIELDS = ['httpBrowserJavaEnabled', 'httpBrowserJavaScriptEnabled'];
 
 /** Device information with defaults filled in and form-posted strings turned into numbers and booleans. */
-export function readDeviceInformation(context: IExecuteFunctions, itemIndex: number, given: IDataObject): IDataObject {
+export function readDeviceInformation(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	given: IDataObject,
+): IDataObject {
 	const device: IDataObject = { ...DEFAULT_DEVICE };
 	for (const [name, value] of Object.entries(given)) {
 		if (value === '' || value === undefined || value === null) continue;
 		if (NUMBER_FIELDS.includes(name)) {
 			const number = Number(value);
-			if (!Number.isFinite(number)) invalidInput(context.getNode(), itemIndex, `Device Information ${name}`, `must be a number (got ${JSON.stringify(value)})`, 'Map the value posted by the device data collection page, or remove the field to use the default');
+			if (!Number.isFinite(number))
+				invalidInput(
+					context.getNode(),
+					itemIndex,
+					`Device Information ${name}`,
+					`must be a number (got ${JSON.stringify(value)})`,
+					'Map the value posted by the device data collection page, or remove the field to use the default',
+				);
 			device[name] = number;
 		} else if (BOOLEAN_FIELDS.includes(name)) {
 			device[name] = value === true || value === 'true';
@@ -65,11 +125,40 @@ const NEXT_STEP: Record<string, string> = {
 
 /** Checks whether the card needs 3-D Secure step-up before the payment. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const reference = requireText(this.getNode(), itemIndex, this.getNodeParameter('reference', itemIndex), 'Intent Reference');
-	const deviceInformation = readDeviceInformation(this, itemIndex, this.getNodeParameter('deviceInformation', itemIndex, {}) as IDataObject);
-	const answer = await sendOnce(this, { credential: 'littlePayApiKeyApi', method: 'POST', path: `/pay/${encodeURIComponent(reference)}/enroll`, body: { deviceInformation }, itemIndex, cardData: true });
-	if (isLost(answer)) throwUnknownOutcome(this, itemIndex, 'enrolment check', answer.reason, 'No payment was made; running Check Enrolment again is safe');
+	const reference = requireText(
+		this.getNode(),
+		itemIndex,
+		this.getNodeParameter('reference', itemIndex),
+		'Intent Reference',
+	);
+	const deviceInformation = readDeviceInformation(
+		this,
+		itemIndex,
+		this.getNodeParameter('deviceInformation', itemIndex, {}) as IDataObject,
+	);
+	const answer = await sendOnce(this, {
+		credential: 'littlePayApiKeyApi',
+		method: 'POST',
+		path: `/pay/${encodeURIComponent(reference)}/enroll`,
+		body: { deviceInformation },
+		itemIndex,
+		cardData: true,
+	});
+	if (isLost(answer))
+		throwUnknownOutcome(
+			this,
+			itemIndex,
+			'enrolment check',
+			answer.reason,
+			'No payment was made; running Check Enrolment again is safe',
+		);
 	const data = expectSuccess(this, answer, itemIndex, true);
 	const action = String(data.action ?? '');
-	return { reference, action, accessToken: data.accessToken ?? null, stepUpUrl: data.stepUpUrl ?? null, nextStep: NEXT_STEP[action] ?? null };
+	return {
+		reference,
+		action,
+		accessToken: data.accessToken ?? null,
+		stepUpUrl: data.stepUpUrl ?? null,
+		nextStep: NEXT_STEP[action] ?? null,
+	};
 }

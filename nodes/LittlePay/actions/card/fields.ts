@@ -16,5 +16,6 @@ export const accessTokenField: INodeProperties = {
 	typeOptions: { password: true },
 	required: true,
 	default: '',
-	description: 'The JWT Little Pay returned for this step (paToken.accessToken, or accessToken from Check Enrolment)',
+	description:
+		'The JWT Little Pay returned for this step (paToken.accessToken, or accessToken from Check Enrolment)',
 };

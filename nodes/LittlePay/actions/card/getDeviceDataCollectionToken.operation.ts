@@ -8,10 +8,42 @@ import { intentReferenceField } from './fields';
 
 export const description: INodeProperties[] = showFor('card', 'getDeviceDataCollectionToken', [
 	intentReferenceField,
-	{ displayName: 'Card Number', name: 'cardNumber', type: 'string', typeOptions: { password: true }, required: true, default: '', description: 'The payer\'s card number (cc_number); never returned by the node, only its last four digits' },
-	{ displayName: 'CVV', name: 'cvv', type: 'string', typeOptions: { password: true }, required: true, default: '', description: 'Security code (cc_cvv); never returned by the node' },
-	{ displayName: 'Expiry (MM/YY)', name: 'expiry', type: 'string', required: true, default: '', placeholder: '01/27', description: 'Expiry month and year as printed on the card (cc_exp)' },
-	{ displayName: 'Cardholder Name', name: 'cardholderName', type: 'string', required: true, default: '', description: 'Name as printed on the card (cc_name)' },
+	{
+		displayName: 'Card Number',
+		name: 'cardNumber',
+		type: 'string',
+		typeOptions: { password: true },
+		required: true,
+		default: '',
+		description:
+			"The payer's card number (cc_number); never returned by the node, only its last four digits",
+	},
+	{
+		displayName: 'CVV',
+		name: 'cvv',
+		type: 'string',
+		typeOptions: { password: true },
+		required: true,
+		default: '',
+		description: 'Security code (cc_cvv); never returned by the node',
+	},
+	{
+		displayName: 'Expiry (MM/YY)',
+		name: 'expiry',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '01/27',
+		description: 'Expiry month and year as printed on the card (cc_exp)',
+	},
+	{
+		displayName: 'Cardholder Name',
+		name: 'cardholderName',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'Name as printed on the card (cc_name)',
+	},
 ]);
 
 /**
@@ -20,16 +52,35 @@ export const description: INodeProperties[] = showFor('card', 'getDeviceDataColl
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const node = this.getNode();
-	const reference = requireText(node, itemIndex, this.getNodeParameter('reference', itemIndex), 'Intent Reference');
+	const reference = requireText(
+		node,
+		itemIndex,
+		this.getNodeParameter('reference', itemIndex),
+		'Intent Reference',
+	);
 	const card = validateCard(node, itemIndex, {
 		number: this.getNodeParameter('cardNumber', itemIndex),
 		cvv: this.getNodeParameter('cvv', itemIndex),
 		expiry: this.getNodeParameter('expiry', itemIndex),
 		name: this.getNodeParameter('cardholderName', itemIndex),
 	});
-	const answer = await sendOnce(this, { credential: 'littlePayApiKeyApi', method: 'POST', path: `/pay/${encodeURIComponent(reference)}/cspaToken`, body: { type: 'CARDS', payment: { ...card } }, itemIndex, cardData: true });
+	const answer = await sendOnce(this, {
+		credential: 'littlePayApiKeyApi',
+		method: 'POST',
+		path: `/pay/${encodeURIComponent(reference)}/cspaToken`,
+		body: { type: 'CARDS', payment: { ...card } },
+		itemIndex,
+		cardData: true,
+	});
 	// No money moves at this step, but the card is not resent blindly either: the payer retries.
-	if (isLost(answer)) throwUnknownOutcome(this, itemIndex, 'card token request', answer.reason, 'No payment was made. Ask the payer to submit the card again.');
+	if (isLost(answer))
+		throwUnknownOutcome(
+			this,
+			itemIndex,
+			'card token request',
+			answer.reason,
+			'No payment was made. Ask the payer to submit the card again.',
+		);
 	const data = expectSuccess(this, answer, itemIndex, true);
 	const paToken = (data.paToken ?? {}) as IDataObject;
 	return {
@@ -39,6 +90,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		deviceDataCollectionUrl: paToken.deviceDataCollectionUrl ?? null,
 		referenceId: paToken.referenceId ?? null,
 		token: paToken.token ?? null,
-		card: { brand: cardBrand(card.cc_number), last4: card.cc_number.slice(-4), masked: maskCardNumber(card.cc_number), name: card.cc_name },
+		card: {
+			brand: cardBrand(card.cc_number),
+			last4: card.cc_number.slice(-4),
+			masked: maskCardNumber(card.cc_number),
+			name: card.cc_name,
+		},
 	};
 }

@@ -5,11 +5,24 @@ import { processOnce } from '../../transport';
 import { showFor } from '../common';
 import { intentReferenceField } from './fields';
 
-export const description: INodeProperties[] = showFor('card', 'processPayment', [intentReferenceField]);
+export const description: INodeProperties[] = showFor('card', 'processPayment', [
+	intentReferenceField,
+]);
 
 /** Charges the card after enrolment (and step-up when it was asked for). A decline is an output, not an error. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const reference = requireText(this.getNode(), itemIndex, this.getNodeParameter('reference', itemIndex), 'Intent Reference');
-	const { data, recovered } = await processOnce(this, itemIndex, reference, { type: 'CARDS' }, true);
+	const reference = requireText(
+		this.getNode(),
+		itemIndex,
+		this.getNodeParameter('reference', itemIndex),
+		'Intent Reference',
+	);
+	const { data, recovered } = await processOnce(
+		this,
+		itemIndex,
+		reference,
+		{ type: 'CARDS' },
+		true,
+	);
 	return { reference, ...data, ...(recovered ? { recovered } : {}) };
 }

@@ -10,10 +10,30 @@ export const operations = { create, get, getCharges, quoteFee };
 
 export const description: INodeProperties[] = [
 	operationSelector('disbursement', [
-		{ name: 'Create', value: 'create', action: 'Create a disbursement', description: 'Pay out to a mobile money wallet' },
-		{ name: 'Get', value: 'get', action: 'Get a disbursement', description: 'Read a disbursement by ID or key' },
-		{ name: 'Get Charges', value: 'getCharges', action: 'Get withdrawal charges', description: 'List networks, limits and fee tiers' },
-		{ name: 'Quote Fee', value: 'quoteFee', action: 'Quote the fee of a disbursement', description: 'Fee and limits for an amount on a network, without paying' },
+		{
+			name: 'Create',
+			value: 'create',
+			action: 'Create a disbursement',
+			description: 'Pay out to a mobile money wallet',
+		},
+		{
+			name: 'Get',
+			value: 'get',
+			action: 'Get a disbursement',
+			description: 'Read a disbursement by ID or key',
+		},
+		{
+			name: 'Get Charges',
+			value: 'getCharges',
+			action: 'Get withdrawal charges',
+			description: 'List networks, limits and fee tiers',
+		},
+		{
+			name: 'Quote Fee',
+			value: 'quoteFee',
+			action: 'Quote the fee of a disbursement',
+			description: 'Fee and limits for an amount on a network, without paying',
+		},
 	]),
 	...create.description,
 	...get.description,

@@ -14,18 +14,34 @@ export interface NetworkQuote {
 const chargesForRun = perRunCache<IDataObject>();
 
 /** Reads the withdrawal charges table (networks, limits, fee tiers). */
-export async function getCharges(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const response = await readLittlePay(context, { credential: 'littlePayApiKeyApi', method: 'GET', path: '/api/disbursements/charges', disbursement: true, itemIndex });
+export async function getCharges(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): Promise<IDataObject> {
+	const response = await readLittlePay(context, {
+		credential: 'littlePayApiKeyApi',
+		method: 'GET',
+		path: '/api/disbursements/charges',
+		disbursement: true,
+		itemIndex,
+	});
 	return expectSuccess(context, response, itemIndex);
 }
 
 /** The charges table, read once per node run and shared by its items. */
-export async function getChargesForRun(context: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function getChargesForRun(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): Promise<IDataObject> {
 	return chargesForRun(context, 'charges', () => getCharges(context, itemIndex));
 }
 
 /** Looks up a network's limits and the fee tier for an amount (the first tier at or above it). */
-export function quoteFromCharges(charges: IDataObject, network: string, amount: number): NetworkQuote | undefined {
+export function quoteFromCharges(
+	charges: IDataObject,
+	network: string,
+	amount: number,
+): NetworkQuote | undefined {
 	const networks = (Array.isArray(charges.networks) ? charges.networks : []) as IDataObject[];
 	const entry = networks.find((n) => n.id === network);
 	if (!entry) return undefined;
@@ -33,12 +49,28 @@ export function quoteFromCharges(charges: IDataObject, network: string, amount: 
 		.filter((c) => c.networkId === network)
 		.sort((a, b) => Number(a.amount) - Number(b.amount));
 	const tier = tiers.find((t) => amount <= Number(t.amount));
-	return { minimumAmount: Number(entry.minimumAmount), maximumAmount: Number(entry.maximumAmount), fee: tier ? Number(tier.charges) : null };
+	return {
+		minimumAmount: Number(entry.minimumAmount),
+		maximumAmount: Number(entry.maximumAmount),
+		fee: tier ? Number(tier.charges) : null,
+	};
 }
 
 /** The quote for a network, or an item error when Little Pay does not list the network. */
-export async function quoteFor(context: IExecuteFunctions, itemIndex: number, network: string, amount: number): Promise<NetworkQuote> {
+export async function quoteFor(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	network: string,
+	amount: number,
+): Promise<NetworkQuote> {
 	const quote = quoteFromCharges(await getChargesForRun(context, itemIndex), network, amount);
-	if (!quote) invalidInput(context.getNode(), itemIndex, 'Network', `${network} is not in the charges table`, 'Pick a network Little Pay lists in Get Charges');
+	if (!quote)
+		invalidInput(
+			context.getNode(),
+			itemIndex,
+			'Network',
+			`${network} is not in the charges table`,
+			'Pick a network Little Pay lists in Get Charges',
+		);
 	return quote;
 }

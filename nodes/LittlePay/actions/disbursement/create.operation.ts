@@ -1,23 +1,85 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidInput, normalizeMobileNumber, requireText, validateAmount, validateNetwork } from '../../helpers/validation';
+import {
+	invalidInput,
+	normalizeMobileNumber,
+	requireText,
+	validateAmount,
+	validateNetwork,
+} from '../../helpers/validation';
 import { createOnce, expectSuccess } from '../../transport';
 import { COUNTRY_OPTIONS, keyForItem, NETWORK_OPTIONS, showFor } from '../common';
 import { quoteFor } from './charges';
 
 export const networkAndAmountFields: INodeProperties[] = [
-	{ displayName: 'Network', name: 'method', type: 'options', options: NETWORK_OPTIONS, default: 'MPESA', description: 'Mobile money network of the recipient' },
-	{ displayName: 'Amount', name: 'amount', type: 'number', required: true, default: 0, description: 'Amount to send, in the currency unit' },
+	{
+		displayName: 'Network',
+		name: 'method',
+		type: 'options',
+		options: NETWORK_OPTIONS,
+		default: 'MPESA',
+		description: 'Mobile money network of the recipient',
+	},
+	{
+		displayName: 'Amount',
+		name: 'amount',
+		type: 'number',
+		required: true,
+		default: 0,
+		description: 'Amount to send, in the currency unit',
+	},
 ];
 
 export const description: INodeProperties[] = showFor('disbursement', 'create', [
 	...networkAndAmountFields,
-	{ displayName: 'Destination Number', name: 'to', type: 'string', required: true, default: '', placeholder: '+254712345678', description: 'Recipient wallet; +254 712 345 678, 254712345678 or 0712345678 (with Country)' },
-	{ displayName: 'Country', name: 'country', type: 'options', options: COUNTRY_OPTIONS, default: 'KE', description: 'Used only for numbers typed in national form, starting with 0' },
-	{ displayName: 'Currency', name: 'currency', type: 'string', default: 'KES', description: 'Currency code' },
-	{ displayName: 'Key', name: 'key', type: 'string', default: '', description: 'Your unique ID for this payout. Empty generates one that stays the same when n8n retries this item, so a retry cannot pay twice.' },
-	{ displayName: 'Check Limits and Fee First', name: 'checkLimits', type: 'boolean', default: true, description: "Whether to read the charges table first, refuse amounts outside the network's minimum and maximum, and show the fee" },
-	{ displayName: 'Concurrency', name: 'concurrency', type: 'number', typeOptions: { minValue: 1, maxValue: 10 }, default: 1, description: 'How many payouts to send at once (1-10); output order always matches input order' },
+	{
+		displayName: 'Destination Number',
+		name: 'to',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '+254712345678',
+		description: 'Recipient wallet; +254 712 345 678, 254712345678 or 0712345678 (with Country)',
+	},
+	{
+		displayName: 'Country',
+		name: 'country',
+		type: 'options',
+		options: COUNTRY_OPTIONS,
+		default: 'KE',
+		description: 'Used only for numbers typed in national form, starting with 0',
+	},
+	{
+		displayName: 'Currency',
+		name: 'currency',
+		type: 'string',
+		default: 'KES',
+		description: 'Currency code',
+	},
+	{
+		displayName: 'Key',
+		name: 'key',
+		type: 'string',
+		default: '',
+		description:
+			'Your unique ID for this payout. Empty generates one that stays the same when n8n retries this item, so a retry cannot pay twice.',
+	},
+	{
+		displayName: 'Check Limits and Fee First',
+		name: 'checkLimits',
+		type: 'boolean',
+		default: true,
+		description:
+			"Whether to read the charges table first, refuse amounts outside the network's minimum and maximum, and show the fee",
+	},
+	{
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 10 },
+		default: 1,
+		description: 'How many payouts to send at once (1-10); output order always matches input order',
+	},
 ]);
 
 /** Pays out to a mobile money wallet, once. */
@@ -25,25 +87,73 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const node = this.getNode();
 	const method = validateNetwork(node, itemIndex, this.getNodeParameter('method', itemIndex));
 	const amount = validateAmount(node, itemIndex, this.getNodeParameter('amount', itemIndex));
-	const to = normalizeMobileNumber(node, itemIndex, this.getNodeParameter('to', itemIndex), method, this.getNodeParameter('country', itemIndex, 'KE') as string, 'Destination Number');
-	const currency = requireText(node, itemIndex, this.getNodeParameter('currency', itemIndex, 'KES'), 'Currency');
-	const { key, generated } = keyForItem(this, itemIndex, this.getNodeParameter('key', itemIndex, ''), 'disbursement');
+	const to = normalizeMobileNumber(
+		node,
+		itemIndex,
+		this.getNodeParameter('to', itemIndex),
+		method,
+		this.getNodeParameter('country', itemIndex, 'KE') as string,
+		'Destination Number',
+	);
+	const currency = requireText(
+		node,
+		itemIndex,
+		this.getNodeParameter('currency', itemIndex, 'KES'),
+		'Currency',
+	);
+	const { key, generated } = keyForItem(
+		this,
+		itemIndex,
+		this.getNodeParameter('key', itemIndex, ''),
+		'disbursement',
+	);
 	let fee: number | null | undefined;
 	if (this.getNodeParameter('checkLimits', itemIndex, true) as boolean) {
 		const quote = await quoteFor(this, itemIndex, method, amount);
 		if (amount < quote.minimumAmount || amount > quote.maximumAmount) {
-			invalidInput(node, itemIndex, 'Amount', `${amount} is outside the ${method} limits ${quote.minimumAmount}-${quote.maximumAmount}`, 'Split the payout or pick another network');
+			invalidInput(
+				node,
+				itemIndex,
+				'Amount',
+				`${amount} is outside the ${method} limits ${quote.minimumAmount}-${quote.maximumAmount}`,
+				'Split the payout or pick another network',
+			);
 		}
 		fee = quote.fee;
 	}
 	const { response, recovered } = await createOnce(
 		this,
-		{ credential: 'littlePayApiKeyApi', method: 'POST', path: '/api/disbursements', body: { amount, method, currency, key, details: { to, accountType: 'MOBILE' } }, disbursement: true, itemIndex },
-		{ request: { credential: 'littlePayApiKeyApi', method: 'GET', path: `/api/disbursements/${key}`, disbursement: true, itemIndex }, generatedKey: generated },
+		{
+			credential: 'littlePayApiKeyApi',
+			method: 'POST',
+			path: '/api/disbursements',
+			body: { amount, method, currency, key, details: { to, accountType: 'MOBILE' } },
+			disbursement: true,
+			itemIndex,
+		},
+		{
+			request: {
+				credential: 'littlePayApiKeyApi',
+				method: 'GET',
+				path: `/api/disbursements/${key}`,
+				disbursement: true,
+				itemIndex,
+			},
+			generatedKey: generated,
+		},
 		'disbursement',
 	);
 	const data = expectSuccess(this, response, itemIndex);
-	const result: IDataObject = { id: data.id, key: data.key ?? key, status: data.status, message: data.message ?? null, method, to, amount, currency };
+	const result: IDataObject = {
+		id: data.id,
+		key: data.key ?? key,
+		status: data.status,
+		message: data.message ?? null,
+		method,
+		to,
+		amount,
+		currency,
+	};
 	if (fee !== undefined) result.fee = fee;
 	if (recovered) result.recovered = true;
 	return result;

@@ -5,12 +5,29 @@ import { showFor } from '../common';
 import { quoteFor } from './charges';
 import { networkAndAmountFields } from './create.operation';
 
-export const description: INodeProperties[] = showFor('disbursement', 'quoteFee', networkAndAmountFields);
+export const description: INodeProperties[] = showFor(
+	'disbursement',
+	'quoteFee',
+	networkAndAmountFields,
+);
 
 /** Quotes the fee and limits of a payout, without paying. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const method = validateNetwork(this.getNode(), itemIndex, this.getNodeParameter('method', itemIndex));
-	const amount = validateAmount(this.getNode(), itemIndex, this.getNodeParameter('amount', itemIndex));
+	const method = validateNetwork(
+		this.getNode(),
+		itemIndex,
+		this.getNodeParameter('method', itemIndex),
+	);
+	const amount = validateAmount(
+		this.getNode(),
+		itemIndex,
+		this.getNodeParameter('amount', itemIndex),
+	);
 	const quote = await quoteFor(this, itemIndex, method, amount);
-	return { method, amount, ...quote, withinLimits: amount >= quote.minimumAmount && amount <= quote.maximumAmount };
+	return {
+		method,
+		amount,
+		...quote,
+		withinLimits: amount >= quote.minimumAmount && amount <= quote.maximumAmount,
+	};
 }

@@ -8,8 +8,18 @@ export const operations = { collect, requestPayment };
 
 export const description: INodeProperties[] = [
 	operationSelector('mobileMoney', [
-		{ name: 'Collect', value: 'collect', action: 'Collect a mobile money payment', description: 'Create an intent, send the PIN prompt and optionally wait for the result' },
-		{ name: 'Request Payment', value: 'requestPayment', action: 'Request a mobile money payment', description: 'Send the PIN prompt for an existing intent' },
+		{
+			name: 'Collect',
+			value: 'collect',
+			action: 'Collect a mobile money payment',
+			description: 'Create an intent, send the PIN prompt and optionally wait for the result',
+		},
+		{
+			name: 'Request Payment',
+			value: 'requestPayment',
+			action: 'Request a mobile money payment',
+			description: 'Send the PIN prompt for an existing intent',
+		},
 	]),
 	...collect.description,
 	...requestPayment.description,

@@ -10,7 +10,14 @@ import { payerFields, readPayer } from './fields';
 export const description: INodeProperties[] = showFor('mobileMoney', 'collect', [
 	...intentFields,
 	...payerFields,
-	{ displayName: 'Wait for Completion', name: 'wait', type: 'boolean', default: true, description: 'Whether to wait for the payer to answer the PIN prompt and return the final status' },
+	{
+		displayName: 'Wait for Completion',
+		name: 'wait',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to wait for the payer to answer the PIN prompt and return the final status',
+	},
 	{ ...waitTimeoutField, displayOptions: { show: { wait: [true] } } },
 ]);
 
@@ -20,11 +27,33 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { network, mobile } = readPayer(this, itemIndex);
 	const intent = await createIntent(this, itemIndex, 'collect', mobile);
 	const reference = String(intent.reference);
-	const { data: prompt, recovered } = await processOnce(this, itemIndex, reference, { type: network, payment: { mobile } });
-	const result: IDataObject = { reference, key: intent.key, checkoutUrl: intent.checkoutUrl, mobile, network, status: prompt.status, message: prompt.message };
+	const { data: prompt, recovered } = await processOnce(this, itemIndex, reference, {
+		type: network,
+		payment: { mobile },
+	});
+	const result: IDataObject = {
+		reference,
+		key: intent.key,
+		checkoutUrl: intent.checkoutUrl,
+		mobile,
+		network,
+		status: prompt.status,
+		message: prompt.message,
+	};
 	if (intent.recovered || recovered) result.recovered = true;
 	if (!(this.getNodeParameter('wait', itemIndex, true) as boolean)) return result;
-	const final = await waitForFinalStatus(this, itemIndex, reference, this.getNodeParameter('waitTimeoutSeconds', itemIndex, 300) as number);
+	const final = await waitForFinalStatus(
+		this,
+		itemIndex,
+		reference,
+		this.getNodeParameter('waitTimeoutSeconds', itemIndex, 300) as number,
+	);
 	// The final record's message says why a payment failed; the prompt's notice is stale by then.
-	return { ...result, status: final.status, message: final.message ?? result.message, amount: final.amount, timedOut: final.timedOut };
+	return {
+		...result,
+		status: final.status,
+		message: final.message ?? result.message,
+		amount: final.amount,
+		timedOut: final.timedOut,
+	};
 }

@@ -5,15 +5,51 @@ import type { MobileNetwork } from '../../helpers/validation';
 import { COUNTRY_OPTIONS, NETWORK_OPTIONS } from '../common';
 
 export const payerFields: INodeProperties[] = [
-	{ displayName: 'Network', name: 'network', type: 'options', options: NETWORK_OPTIONS, default: 'MPESA', description: 'Mobile money network of the payer' },
-	{ displayName: 'Mobile Number', name: 'mobile', type: 'string', required: true, default: '', placeholder: '+254712345678', description: 'Payer number; +254 712 345 678, 254712345678 or 0712345678 (with Country) are accepted' },
-	{ displayName: 'Country', name: 'country', type: 'options', options: COUNTRY_OPTIONS, default: 'KE', description: 'Used only for numbers typed in national form, starting with 0' },
+	{
+		displayName: 'Network',
+		name: 'network',
+		type: 'options',
+		options: NETWORK_OPTIONS,
+		default: 'MPESA',
+		description: 'Mobile money network of the payer',
+	},
+	{
+		displayName: 'Mobile Number',
+		name: 'mobile',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '+254712345678',
+		description:
+			'Payer number; +254 712 345 678, 254712345678 or 0712345678 (with Country) are accepted',
+	},
+	{
+		displayName: 'Country',
+		name: 'country',
+		type: 'options',
+		options: COUNTRY_OPTIONS,
+		default: 'KE',
+		description: 'Used only for numbers typed in national form, starting with 0',
+	},
 ];
 
 /** Reads and normalises the payer's network and number of one item. */
-export function readPayer(context: IExecuteFunctions, itemIndex: number): { network: MobileNetwork; mobile: string } {
-	const network = validateNetwork(context.getNode(), itemIndex, context.getNodeParameter('network', itemIndex));
+export function readPayer(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): { network: MobileNetwork; mobile: string } {
+	const network = validateNetwork(
+		context.getNode(),
+		itemIndex,
+		context.getNodeParameter('network', itemIndex),
+	);
 	const raw = context.getNodeParameter('mobile', itemIndex) as string;
-	const mobile = normalizeMobileNumber(context.getNode(), itemIndex, raw, network, context.getNodeParameter('country', itemIndex, 'KE') as string);
+	const mobile = normalizeMobileNumber(
+		context.getNode(),
+		itemIndex,
+		raw,
+		network,
+		context.getNodeParameter('country', itemIndex, 'KE') as string,
+	);
 	return { network, mobile };
 }

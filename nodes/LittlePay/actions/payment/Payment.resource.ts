@@ -8,8 +8,18 @@ export const operations = { getStatus, waitForCompletion };
 
 export const description: INodeProperties[] = [
 	operationSelector('payment', [
-		{ name: 'Get Status', value: 'getStatus', action: 'Get the status of a payment', description: 'Read the payment status record by reference or key' },
-		{ name: 'Wait for Completion', value: 'waitForCompletion', action: 'Wait for completion', description: 'Long poll until the payment is COMPLETED or FAILED, or a timeout' },
+		{
+			name: 'Get Status',
+			value: 'getStatus',
+			action: 'Get the status of a payment',
+			description: 'Read the payment status record by reference or key',
+		},
+		{
+			name: 'Wait for Completion',
+			value: 'waitForCompletion',
+			action: 'Wait for completion',
+			description: 'Long poll until the payment is COMPLETED or FAILED, or a timeout',
+		},
 	]),
 	...getStatus.description,
 	...waitForCompletion.description,

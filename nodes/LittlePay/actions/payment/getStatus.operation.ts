@@ -7,13 +7,33 @@ import { paymentIdField } from './fields';
 
 export const description: INodeProperties[] = showFor('payment', 'getStatus', [
 	paymentIdField,
-	{ displayName: 'Long Poll', name: 'longPoll', type: 'boolean', default: false, description: 'Whether to hold the request open until the status changes (once)' },
+	{
+		displayName: 'Long Poll',
+		name: 'longPoll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to hold the request open until the status changes (once)',
+	},
 	simplifyField,
-	{ displayName: 'Concurrency', name: 'concurrency', type: 'number', typeOptions: { minValue: 1, maxValue: 10 }, default: 1, description: 'How many lookups to run at once (1-10) when the input has many payments; output order always matches input order' },
+	{
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 10 },
+		default: 1,
+		description:
+			'How many lookups to run at once (1-10) when the input has many payments; output order always matches input order',
+	},
 ]);
 
 /** Reads a payment status record, optionally holding one long poll. */
-export async function getPaymentStatus(context: IExecuteFunctions, itemIndex: number, paymentId: string, longPoll: boolean, timeoutMs = 60000): Promise<IDataObject> {
+export async function getPaymentStatus(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	paymentId: string,
+	longPoll: boolean,
+	timeoutMs = 60000,
+): Promise<IDataObject> {
 	const response = await readLittlePay(context, {
 		credential: 'littlePayApiKeyApi',
 		method: 'GET',
@@ -27,7 +47,19 @@ export async function getPaymentStatus(context: IExecuteFunctions, itemIndex: nu
 
 /** Gets the status of a payment by reference or key. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const paymentId = requireText(this.getNode(), itemIndex, this.getNodeParameter('paymentId', itemIndex), 'Reference or Key');
-	const record = await getPaymentStatus(this, itemIndex, paymentId, this.getNodeParameter('longPoll', itemIndex, false) as boolean);
-	return (this.getNodeParameter('simplify', itemIndex, true) as boolean) ? simplifyPayment(record) : record;
+	const paymentId = requireText(
+		this.getNode(),
+		itemIndex,
+		this.getNodeParameter('paymentId', itemIndex),
+		'Reference or Key',
+	);
+	const record = await getPaymentStatus(
+		this,
+		itemIndex,
+		paymentId,
+		this.getNodeParameter('longPoll', itemIndex, false) as boolean,
+	);
+	return (this.getNodeParameter('simplify', itemIndex, true) as boolean)
+		? simplifyPayment(record)
+		: record;
 }

@@ -6,7 +6,11 @@ import { expectSuccess, isLost, sendOnce } from '../../transport';
 import { showFor, simplifyField, simplifyPayment } from '../common';
 import { paymentIdField, waitTimeoutField } from './fields';
 
-export const description: INodeProperties[] = showFor('payment', 'waitForCompletion', [paymentIdField, waitTimeoutField, simplifyField]);
+export const description: INodeProperties[] = showFor('payment', 'waitForCompletion', [
+	paymentIdField,
+	waitTimeoutField,
+	simplifyField,
+]);
 
 const FINAL = new Set(['COMPLETED', 'FAILED']);
 
@@ -15,13 +19,22 @@ const FINAL = new Set(['COMPLETED', 'FAILED']);
  * changes, so a payment costs about one request instead of one per second. A server long poll that
  * ends with PENDING is followed by another; a PENDING answered at once waits a second first.
  */
-export async function waitForFinalStatus(context: IExecuteFunctions, itemIndex: number, paymentId: string, timeoutSeconds: number): Promise<IDataObject> {
+export async function waitForFinalStatus(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	paymentId: string,
+	timeoutSeconds: number,
+): Promise<IDataObject> {
 	const deadline = Date.now() + timeoutSeconds * 1000;
 	let requests = 0;
 	let record: IDataObject = {};
 	while (Date.now() < deadline) {
 		if (context.getExecutionCancelSignal()?.aborted) {
-			throw new NodeOperationError(context.getNode(), 'Execution cancelled while waiting for the payment', { itemIndex });
+			throw new NodeOperationError(
+				context.getNode(),
+				'Execution cancelled while waiting for the payment',
+				{ itemIndex },
+			);
 		}
 		const started = Date.now();
 		requests++;
@@ -45,15 +58,23 @@ export async function waitForFinalStatus(context: IExecuteFunctions, itemIndex: 
 		}
 		record = expectSuccess(context, answer, itemIndex);
 		if (FINAL.has(String(record.status))) return { ...record, timedOut: false, requests };
-		if (Date.now() - started < 1000) await sleep(Math.min(1000, Math.max(0, deadline - Date.now())));
+		if (Date.now() - started < 1000)
+			await sleep(Math.min(1000, Math.max(0, deadline - Date.now())));
 	}
 	return { ...record, timedOut: true, requests };
 }
 
 /** Waits until a payment is COMPLETED or FAILED, or the timeout passes. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const paymentId = requireText(this.getNode(), itemIndex, this.getNodeParameter('paymentId', itemIndex), 'Reference or Key');
+	const paymentId = requireText(
+		this.getNode(),
+		itemIndex,
+		this.getNodeParameter('paymentId', itemIndex),
+		'Reference or Key',
+	);
 	const timeout = this.getNodeParameter('waitTimeoutSeconds', itemIndex, 300) as number;
 	const result = await waitForFinalStatus(this, itemIndex, paymentId, timeout);
-	return (this.getNodeParameter('simplify', itemIndex, true) as boolean) ? { ...simplifyPayment(result), timedOut: result.timedOut, requests: result.requests } : result;
+	return (this.getNodeParameter('simplify', itemIndex, true) as boolean)
+		? { ...simplifyPayment(result), timedOut: result.timedOut, requests: result.requests }
+		: result;
 }

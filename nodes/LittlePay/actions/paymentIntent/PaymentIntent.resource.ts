@@ -6,6 +6,13 @@ import * as create from './create.operation';
 export const operations = { create };
 
 export const description: INodeProperties[] = [
-	operationSelector('paymentIntent', [{ name: 'Create', value: 'create', action: 'Create a payment intent', description: 'Create a payment request and get its reference and checkout URL' }]),
+	operationSelector('paymentIntent', [
+		{
+			name: 'Create',
+			value: 'create',
+			action: 'Create a payment intent',
+			description: 'Create a payment request and get its reference and checkout URL',
+		},
+	]),
 	...create.description,
 ];

@@ -6,11 +6,46 @@ import { keyForItem, showFor } from '../common';
 
 /** Intent fields, shared by Payment Intent: Create and Mobile Money: Collect. */
 export const intentFields: INodeProperties[] = [
-	{ displayName: 'Amount', name: 'amount', type: 'number', required: true, default: 0, description: 'Amount to collect, in the currency unit' },
-	{ displayName: 'Currency', name: 'currency', type: 'string', default: 'KES', description: 'Currency code; Little Pay defaults to KES' },
-	{ displayName: 'Description', name: 'description', type: 'string', required: true, default: '', description: 'Description of the payment shown to the payer' },
-	{ displayName: 'Callback URL', name: 'callbackUrl', type: 'string', required: true, default: '', description: 'URL Little Pay calls when the payment completes, e.g. the Production URL of a Little Pay Trigger' },
-	{ displayName: 'Key', name: 'key', type: 'string', default: '', description: 'Your unique alphanumeric ID for this payment (8-12 characters recommended). Empty generates one that stays the same when n8n retries this item.' },
+	{
+		displayName: 'Amount',
+		name: 'amount',
+		type: 'number',
+		required: true,
+		default: 0,
+		description: 'Amount to collect, in the currency unit',
+	},
+	{
+		displayName: 'Currency',
+		name: 'currency',
+		type: 'string',
+		default: 'KES',
+		description: 'Currency code; Little Pay defaults to KES',
+	},
+	{
+		displayName: 'Description',
+		name: 'description',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'Description of the payment shown to the payer',
+	},
+	{
+		displayName: 'Callback URL',
+		name: 'callbackUrl',
+		type: 'string',
+		required: true,
+		default: '',
+		description:
+			'URL Little Pay calls when the payment completes, e.g. the Production URL of a Little Pay Trigger',
+	},
+	{
+		displayName: 'Key',
+		name: 'key',
+		type: 'string',
+		default: '',
+		description:
+			'Your unique alphanumeric ID for this payment (8-12 characters recommended). Empty generates one that stays the same when n8n retries this item.',
+	},
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
@@ -18,34 +53,110 @@ export const intentFields: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		options: [
-			{ displayName: 'Authentication Redirect URL', name: 'authenticationRedirectUrl', type: 'string', default: '', description: 'Where the payer goes after 3-D Secure step-up' },
+			{
+				displayName: 'Authentication Redirect URL',
+				name: 'authenticationRedirectUrl',
+				type: 'string',
+				default: '',
+				description: 'Where the payer goes after 3-D Secure step-up',
+			},
 			{
 				displayName: 'Billing Address',
 				name: 'billingAddress',
 				type: 'fixedCollection',
 				default: {},
-				description: 'Payer details; complete data helps card payments pass address checks. Email or phone number is required.',
+				description:
+					'Payer details; complete data helps card payments pass address checks. Email or phone number is required.',
 				options: [
 					{
 						displayName: 'Address',
 						name: 'address',
 						values: [
-							{ displayName: 'Address Line', name: 'address1', type: 'string', default: '' },
-							{ displayName: 'Administrative Area', name: 'administrativeArea', type: 'string', default: '', description: 'State, county or province' },
-							{ displayName: 'Country', name: 'country', type: 'string', default: '', description: 'ISO two-letter country code' },
-							{ displayName: 'Email', name: 'email', type: 'string', placeholder: 'name@email.com', default: '' },
-							{ displayName: 'First Name', name: 'firstName', type: 'string', default: '' },
-							{ displayName: 'Last Name', name: 'lastName', type: 'string', default: '' },
-							{ displayName: 'Locality', name: 'locality', type: 'string', default: '', description: 'City or town' },
-							{ displayName: 'Phone Number', name: 'phoneNumber', type: 'string', default: '', description: 'International format with country code' },
-							{ displayName: 'Postal Code', name: 'postalCode', type: 'string', default: '' },
+							{
+								displayName: 'Address Line',
+								name: 'address1',
+								type: 'string',
+								default: '',
+							},
+							{
+								displayName: 'Administrative Area',
+								name: 'administrativeArea',
+								type: 'string',
+								default: '',
+								description: 'State, county or province',
+							},
+							{
+								displayName: 'Country',
+								name: 'country',
+								type: 'string',
+								default: '',
+								description: 'ISO two-letter country code',
+							},
+							{
+								displayName: 'Email',
+								name: 'email',
+								type: 'string',
+								placeholder: 'name@email.com',
+								default: '',
+							},
+							{
+								displayName: 'First Name',
+								name: 'firstName',
+								type: 'string',
+								default: '',
+							},
+							{
+								displayName: 'Last Name',
+								name: 'lastName',
+								type: 'string',
+								default: '',
+							},
+							{
+								displayName: 'Locality',
+								name: 'locality',
+								type: 'string',
+								default: '',
+								description: 'City or town',
+							},
+							{
+								displayName: 'Phone Number',
+								name: 'phoneNumber',
+								type: 'string',
+								default: '',
+								description: 'International format with country code',
+							},
+							{
+								displayName: 'Postal Code',
+								name: 'postalCode',
+								type: 'string',
+								default: '',
+							},
 						],
 					},
 				],
 			},
-			{ displayName: 'Custom Data (JSON)', name: 'customData', type: 'json', default: '{}', description: 'Any JSON you attach to the payment' },
-			{ displayName: 'Expires In (Minutes)', name: 'expiresAt', type: 'number', typeOptions: { minValue: 1 }, default: 30, description: 'Minutes until the intent expires' },
-			{ displayName: 'Return URL', name: 'returnUrl', type: 'string', default: '', description: 'Where the payer goes after paying on the hosted checkout page' },
+			{
+				displayName: 'Custom Data (JSON)',
+				name: 'customData',
+				type: 'json',
+				default: '{}',
+				description: 'Any JSON you attach to the payment',
+			},
+			{
+				displayName: 'Expires In (Minutes)',
+				name: 'expiresAt',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 30,
+				description: 'Minutes until the intent expires',
+			},
+			{
+				displayName: 'Return URL',
+				name: 'returnUrl',
+				type: 'string',
+				default: '',
+				description: 'Where the payer goes after paying on the hosted checkout page',
+			},
 		],
 	},
 ];
@@ -53,15 +164,26 @@ export const intentFields: INodeProperties[] = [
 export const description: INodeProperties[] = showFor('paymentIntent', 'create', intentFields);
 
 /** Parses the Custom Data (JSON) field into an object. */
-function parseCustomData(context: IExecuteFunctions, itemIndex: number, value: unknown): IDataObject {
+function parseCustomData(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+): IDataObject {
 	if (typeof value !== 'string') return value as IDataObject;
 	try {
 		const parsed: unknown = JSON.parse(value);
-		if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as IDataObject;
+		if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+			return parsed as IDataObject;
 	} catch {
 		// Reported below with the field named.
 	}
-	invalidInput(context.getNode(), itemIndex, 'Custom Data (JSON)', 'is not a JSON object', 'Enter a JSON object such as {"orderId": 42}');
+	invalidInput(
+		context.getNode(),
+		itemIndex,
+		'Custom Data (JSON)',
+		'is not a JSON object',
+		'Enter a JSON object such as {"orderId": 42}',
+	);
 }
 
 /**
@@ -69,41 +191,105 @@ function parseCustomData(context: IExecuteFunctions, itemIndex: number, value: u
  * checkout URL and key. `payerPhone` fills the billing phone number when the user gave neither
  * email nor phone (Mobile Money: Collect knows the payer's number).
  */
-export async function createIntent(context: IExecuteFunctions, itemIndex: number, operation: string, payerPhone?: string): Promise<IDataObject> {
+export async function createIntent(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	operation: string,
+	payerPhone?: string,
+): Promise<IDataObject> {
 	const node = context.getNode();
 	const amount = validateAmount(node, itemIndex, context.getNodeParameter('amount', itemIndex));
-	const currency = requireText(node, itemIndex, context.getNodeParameter('currency', itemIndex, 'KES'), 'Currency');
-	const description = requireText(node, itemIndex, context.getNodeParameter('description', itemIndex), 'Description');
-	const callbackUrl = validateUrl(node, itemIndex, context.getNodeParameter('callbackUrl', itemIndex) as string, 'Callback URL');
-	const { key, generated } = keyForItem(context, itemIndex, context.getNodeParameter('key', itemIndex, ''), operation);
+	const currency = requireText(
+		node,
+		itemIndex,
+		context.getNodeParameter('currency', itemIndex, 'KES'),
+		'Currency',
+	);
+	const description = requireText(
+		node,
+		itemIndex,
+		context.getNodeParameter('description', itemIndex),
+		'Description',
+	);
+	const callbackUrl = validateUrl(
+		node,
+		itemIndex,
+		context.getNodeParameter('callbackUrl', itemIndex) as string,
+		'Callback URL',
+	);
+	const { key, generated } = keyForItem(
+		context,
+		itemIndex,
+		context.getNodeParameter('key', itemIndex, ''),
+		operation,
+	);
 	const extra = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 
 	const body: IDataObject = { amount, currency, description, callbackUrl, key };
-	if (extra.returnUrl) body.returnUrl = validateUrl(node, itemIndex, extra.returnUrl as string, 'Return URL');
-	if (extra.expiresAt !== undefined) body.expiresAt = validateAmount(node, itemIndex, extra.expiresAt, 'Expires In (Minutes)');
-	const address: IDataObject = { ...(((extra.billingAddress as IDataObject | undefined)?.address ?? {}) as IDataObject) };
+	if (extra.returnUrl)
+		body.returnUrl = validateUrl(node, itemIndex, extra.returnUrl as string, 'Return URL');
+	if (extra.expiresAt !== undefined)
+		body.expiresAt = validateAmount(node, itemIndex, extra.expiresAt, 'Expires In (Minutes)');
+	const address: IDataObject = {
+		...(((extra.billingAddress as IDataObject | undefined)?.address ?? {}) as IDataObject),
+	};
 	if (!address.email && !address.phoneNumber && payerPhone) address.phoneNumber = `+${payerPhone}`;
 	// Little Pay requires at least one way to reach the payer.
 	if (!address.email && !address.phoneNumber) {
-		invalidInput(node, itemIndex, 'Billing Address', 'needs an Email or a Phone Number', 'Add Additional Fields > Billing Address and fill Email or Phone Number (+254712345678)');
+		invalidInput(
+			node,
+			itemIndex,
+			'Billing Address',
+			'needs an Email or a Phone Number',
+			'Add Additional Fields > Billing Address and fill Email or Phone Number (+254712345678)',
+		);
 	}
 	const payload: IDataObject = { billingAddress: address };
-	if (extra.customData !== undefined && extra.customData !== '') payload.customData = parseCustomData(context, itemIndex, extra.customData);
+	if (extra.customData !== undefined && extra.customData !== '')
+		payload.customData = parseCustomData(context, itemIndex, extra.customData);
 	body.payload = payload;
 	if (extra.authenticationRedirectUrl) {
-		body.metadata = { authenticationRedirectUrl: validateUrl(node, itemIndex, extra.authenticationRedirectUrl as string, 'Authentication Redirect URL') };
+		body.metadata = {
+			authenticationRedirectUrl: validateUrl(
+				node,
+				itemIndex,
+				extra.authenticationRedirectUrl as string,
+				'Authentication Redirect URL',
+			),
+		};
 	}
 
 	const credentials = await credentialData(context, 'littlePayBasicApi', itemIndex);
 	const { response, recovered } = await createOnce(
 		context,
-		{ credential: 'littlePayBasicApi', method: 'POST', path: `/api/payments/${encodeURIComponent(String(credentials.tokenId))}/pay`, body, itemIndex },
-		{ request: { credential: 'littlePayApiKeyApi', method: 'GET', path: `/api/payments-v2/${key}`, itemIndex }, generatedKey: generated },
+		{
+			credential: 'littlePayBasicApi',
+			method: 'POST',
+			path: `/api/payments/${encodeURIComponent(String(credentials.tokenId))}/pay`,
+			body,
+			itemIndex,
+		},
+		{
+			request: {
+				credential: 'littlePayApiKeyApi',
+				method: 'GET',
+				path: `/api/payments-v2/${key}`,
+				itemIndex,
+			},
+			generatedKey: generated,
+		},
 		'payment intent',
 	);
 	const data = expectSuccess(context, response, itemIndex);
 	if (recovered) {
-		return { reference: data.reference, checkoutUrl: data.checkoutUrl ?? null, key, message: 'Recovered: this intent already existed (an earlier attempt of this item created it)', recovered: true };
+		return {
+			reference: data.reference,
+			checkoutUrl: data.checkoutUrl ?? null,
+			key,
+			message:
+				'Recovered: this intent already existed (an earlier attempt of this item created it)',
+			recovered: true,
+		};
 	}
 	return { reference: data.reference, checkoutUrl: data.checkoutUrl, key, message: data.message };
 }

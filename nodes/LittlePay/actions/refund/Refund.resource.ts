@@ -6,6 +6,13 @@ import * as create from './create.operation';
 export const operations = { create };
 
 export const description: INodeProperties[] = [
-	operationSelector('refund', [{ name: 'Create', value: 'create', action: 'Create a refund', description: 'Refund a completed payment, fully or partly' }]),
+	operationSelector('refund', [
+		{
+			name: 'Create',
+			value: 'create',
+			action: 'Create a refund',
+			description: 'Refund a completed payment, fully or partly',
+		},
+	]),
 	...create.description,
 ];

@@ -13,20 +13,50 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
 		name: 'refundType',
 		type: 'options',
 		options: [
-			{ name: 'Full Amount', value: 'full', description: 'What is still refundable: the paid amount from the status record, less any refunded amount it reports' },
+			{
+				name: 'Full Amount',
+				value: 'full',
+				description:
+					'What is still refundable: the paid amount from the status record, less any refunded amount it reports',
+			},
 			{ name: 'Partial Amount', value: 'partial' },
 		],
 		default: 'full',
 	},
-	{ displayName: 'Amount', name: 'amount', type: 'number', default: 0, displayOptions: { show: { refundType: ['partial'] } }, description: 'Amount to refund; several partial refunds may add up to the paid amount' },
-	{ displayName: 'Reason', name: 'reason', type: 'string', default: '', description: 'Why the payment is refunded' },
-	{ displayName: 'Callback URL', name: 'refundCallbackUrl', type: 'string', default: '', description: 'URL Little Pay calls when a refund answered PENDING completes (for a Little Pay Trigger add ?token=...)' },
+	{
+		displayName: 'Amount',
+		name: 'amount',
+		type: 'number',
+		default: 0,
+		displayOptions: { show: { refundType: ['partial'] } },
+		description: 'Amount to refund; several partial refunds may add up to the paid amount',
+	},
+	{
+		displayName: 'Reason',
+		name: 'reason',
+		type: 'string',
+		default: '',
+		description: 'Why the payment is refunded',
+	},
+	{
+		displayName: 'Callback URL',
+		name: 'refundCallbackUrl',
+		type: 'string',
+		default: '',
+		description:
+			'URL Little Pay calls when a refund answered PENDING completes (for a Little Pay Trigger add ?token=...)',
+	},
 ]);
 
 /** Creates a refund. Never resent automatically: no endpoint can tell whether a lost one happened. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const node = this.getNode();
-	const paymentId = requireText(node, itemIndex, this.getNodeParameter('paymentId', itemIndex), 'Reference or Key');
+	const paymentId = requireText(
+		node,
+		itemIndex,
+		this.getNodeParameter('paymentId', itemIndex),
+		'Reference or Key',
+	);
 	const refundType = this.getNodeParameter('refundType', itemIndex) as string;
 	const reason = this.getNodeParameter('reason', itemIndex, '') as string;
 	const callbackUrl = this.getNodeParameter('refundCallbackUrl', itemIndex, '') as string;
@@ -42,13 +72,30 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const refunded = Number(record.refundedAmount ?? 0);
 		amount = Number.isFinite(refunded) ? paid - refunded : paid;
 		if (amount <= 0) {
-			invalidInput(node, itemIndex, 'Refund', `cannot refund the full amount: all ${paid} of this payment was refunded already`, 'Nothing is left to refund');
+			invalidInput(
+				node,
+				itemIndex,
+				'Refund',
+				`cannot refund the full amount: all ${paid} of this payment was refunded already`,
+				'Nothing is left to refund',
+			);
 		}
 	}
 	const body: IDataObject = { amount };
 	if (reason) body.reason = reason;
 	if (callbackUrl) body.callbackUrl = callbackUrl;
-	const { response } = await createOnce(this, { credential: 'littlePayApiKeyApi', method: 'POST', path: `/api/refund/${encodeURIComponent(paymentId)}`, body, itemIndex }, undefined, 'refund');
+	const { response } = await createOnce(
+		this,
+		{
+			credential: 'littlePayApiKeyApi',
+			method: 'POST',
+			path: `/api/refund/${encodeURIComponent(paymentId)}`,
+			body,
+			itemIndex,
+		},
+		undefined,
+		'refund',
+	);
 	const data = expectSuccess(this, response, itemIndex);
 	return { paymentId, amount, status: data.status, message: data.message };
 }

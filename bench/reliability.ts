@@ -478,8 +478,8 @@ function fuzzValidators(): void {
 	);
 	fuzz(
 		'deterministicKey',
-		fc.tuple(fc.string(), fc.string(), fc.nat(), fc.string()),
-		([e, n, i, o]) => deterministicKey(e, n, i, o),
+		fc.tuple(fc.string(), fc.string(), fc.nat(), fc.nat(), fc.string()),
+		([t, n, r, i, o]) => deterministicKey(t, n, r, i, o),
 		[],
 		(_, r) => /^[0-9a-f]{12}$/.test(String(r)) && validateKey(NODE, 0, String(r)) === r,
 	);

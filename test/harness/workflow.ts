@@ -18,6 +18,7 @@ import type {
 	INodeType,
 	INodeTypes,
 	IRun,
+	IRunExecutionData,
 	IVersionedNodeType,
 	IWorkflowExecuteAdditionalData,
 	IConnections,
@@ -215,6 +216,11 @@ export interface RunOptions {
 	/** Called with a cancel function as soon as the run starts (cancellation tests). */
 	onStart?: (cancel: () => void) => void;
 	executionId?: string;
+	/**
+	 * Retries this failed run as n8n's Executions list does: a new execution in mode `retry` that
+	 * starts from the stored run data (saved as JSON), minus the failed node's errored run.
+	 */
+	retryOf?: RunResult;
 }
 
 let executionSeq = 0;
@@ -229,6 +235,21 @@ export function loadFixture(
 		text = text.split(`{{${name}}}`).join(JSON.stringify(String(value)).slice(1, -1));
 	}
 	return JSON.parse(text) as WorkflowJson;
+}
+
+/**
+ * The run data a retry starts from, as n8n 2.41's ExecutionService.retry builds it: the failed
+ * execution's stored data without its error, and without the failed node's last (errored) run.
+ */
+function retryData(failed: IRun): IRunExecutionData {
+	const data = JSON.parse(JSON.stringify(failed.data)) as IRunExecutionData;
+	const { lastNodeExecuted } = data.resultData;
+	if (lastNodeExecuted) {
+		delete data.resultData.error;
+		const nodeRuns = data.resultData.runData[lastNodeExecuted];
+		if (nodeRuns?.length && nodeRuns[nodeRuns.length - 1].error !== undefined) nodeRuns.pop();
+	}
+	return data;
 }
 
 /** Runs a workflow through n8n-core's WorkflowExecute from its fixture-items node. */
@@ -272,7 +293,8 @@ export async function runWorkflow(
 		staticData: {},
 	});
 	const credentialsHelper = new TestCredentialsHelper(options.credentials);
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+	const mode = options.retryOf ? 'retry' : 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: 'test-workflow',
 		name: 'test',
 		nodes,
@@ -310,10 +332,17 @@ export async function runWorkflow(
 			throw new Error('code tasks are not used');
 		},
 	} as unknown as IWorkflowExecuteAdditionalData;
-	const start = nodes.find((node) => node.type === 'test.fixtureItems');
-	if (!start) throw new Error('The fixture needs a Fixture Items start node');
-	const workflowExecute = new WorkflowExecute(additionalData, 'manual');
-	const running = workflowExecute.run({ workflow, startNode: start });
+	let running: ReturnType<WorkflowExecute['run']>;
+	if (options.retryOf) {
+		const executionData = retryData(options.retryOf.run);
+		running = new WorkflowExecute(additionalData, 'retry', executionData).processRunExecutionData(
+			workflow,
+		);
+	} else {
+		const start = nodes.find((node) => node.type === 'test.fixtureItems');
+		if (!start) throw new Error('The fixture needs a Fixture Items start node');
+		running = new WorkflowExecute(additionalData, 'manual').run({ workflow, startNode: start });
+	}
 	options.onStart?.(() => running.cancel());
 	let run: IRun;
 	try {

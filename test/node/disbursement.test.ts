@@ -81,7 +81,7 @@ describe('Disbursement: Create', () => {
 		expect(post?.body).toMatchObject({ details: { to: '254712345670' } });
 	});
 
-	it('generates a key when Key is empty, and the same item of the same execution reuses it: one payout, recovered', async () => {
+	it('generates a key when Key is empty, and the same item of the same execution reuses it: one payout', async () => {
 		const item = payout({ key: '' });
 		const first = await run('disbursement-create.json', [item], { executionId: 'disb-exec-1' });
 		expect(first.error).toBeUndefined();
@@ -95,7 +95,7 @@ describe('Disbursement: Create', () => {
 		expect(again.output('Little Pay')[0].json).toMatchObject({
 			id: out.id,
 			key: out.key,
-			recovered: true,
+			alreadyExisted: true,
 		});
 		expect((await ledgerDisbursements()).filter((d) => d.key === out.key)).toHaveLength(1);
 

@@ -156,7 +156,7 @@ describe('Mobile Money: Collect', () => {
 });
 
 describe('Mobile Money: Request Payment', () => {
-	it('sends the PIN prompt for an existing intent with the normalised number and returns the gateway answer', async () => {
+	it('reads the status record, then sends the PIN prompt with the normalised number and returns the gateway answer', async () => {
 		const intent = await sb.createIntent({ amount: 800 });
 		await sb.received();
 		const result = await run('mobile-money-request-payment.json', [
@@ -174,8 +174,11 @@ describe('Mobile Money: Request Payment', () => {
 		expect(out.json).not.toHaveProperty('recovered');
 		expect(out.pairedItem).toEqual({ item: 0 });
 		const sent = await sb.received();
-		expect(sent).toHaveLength(1);
-		expect(sent[0]).toMatchObject({
+		expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`GET /api/payments-v2/${intent.reference}`,
+			`POST /pay/${intent.reference}/process`,
+		]);
+		expect(sent[1]).toMatchObject({
 			method: 'POST',
 			path: `/pay/${intent.reference}/process`,
 			body: { type: 'AIRTEL', payment: { mobile: '256712345678' } },
@@ -188,14 +191,34 @@ describe('Mobile Money: Request Payment', () => {
 		});
 	});
 
-	it('maps a second prompt while one waits to a NodeApiError with the gateway message (422)', async () => {
+	it('does not ask a payer again who already has a waiting attempt of that network', async () => {
+		const intent = await sb.createIntent();
+		await sb.post(`/pay/${intent.reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345673' },
+		});
+		await sb.received();
+		const result = await run('mobile-money-request-payment.json', [
+			{ reference: intent.reference, network: 'MPESA', mobile: '254712345670' },
+		]);
+		expect(result.error).toBeUndefined();
+		expect(result.output('Little Pay')[0].json).toMatchObject({
+			status: 'PENDING',
+			alreadyPrompted: true,
+			message: 'Not asked again: this intent already has a MPESA payment attempt (PENDING)',
+		});
+		expect((await sb.received()).map((r) => r.method)).toEqual(['GET']);
+		expect((await sb.status(intent.key)).attempts).toHaveLength(1);
+	});
+
+	it('maps a prompt of another network while one waits to a NodeApiError with the gateway message (422)', async () => {
 		const intent = await sb.createIntent();
 		await sb.post(`/pay/${intent.reference}/process`, {
 			type: 'MPESA',
 			payment: { mobile: '254712345673' },
 		});
 		const result = await run('mobile-money-request-payment.json', [
-			{ reference: intent.reference, network: 'MPESA', mobile: '254712345670' },
+			{ reference: intent.reference, network: 'AIRTEL', mobile: '254712345670' },
 		]);
 		// The engine keeps the error as a plain record; its name, httpCode and description are the node's.
 		expect(result.error).toMatchObject({

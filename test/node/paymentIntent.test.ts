@@ -47,7 +47,7 @@ describe('Payment Intent: Create', () => {
 		});
 	});
 
-	it('generates the same key when n8n retries the same item of the same execution, so no second intent appears', async () => {
+	it('generates the same key when the same item of the same execution runs again, so no second intent appears', async () => {
 		const first = await createIntents([item()], 'exec-retry-1');
 		const again = await createIntents([item()], 'exec-retry-1');
 		const firstOut = first.output('Little Pay')[0].json;
@@ -56,7 +56,7 @@ describe('Payment Intent: Create', () => {
 		expect(again.output('Little Pay')[0].json).toMatchObject({
 			key: firstOut.key,
 			reference: firstOut.reference,
-			recovered: true,
+			alreadyExisted: true,
 		});
 		const firstKey = firstOut.key;
 		const ledger = await sb.get('/sandbox/ledger');

@@ -221,19 +221,17 @@ describe('Gateway errors become NodeApiErrors with a hint', () => {
 		expect((await ledger()).intents.filter((i) => i.key === item.key)).toEqual([]);
 	});
 
-	it('a disbursement key used before is a 409 with the duplicate-key hint, and no second payout exists', async () => {
+	it('the same payout under a key used before is that payout (alreadyExisted), and no second payout exists', async () => {
 		const item = payout();
 		const first = await run('disbursement-create.json', [item]);
 		expect(first.error).toBeUndefined();
 		const second = await run('disbursement-create.json', [item]);
-		expect(second.error).toMatchObject({
-			name: 'NodeApiError',
-			httpCode: '409',
-			errorResponse: { code: 'DUPLICATE_KEY' },
+		expect(second.error).toBeUndefined();
+		expect(second.output('Little Pay')[0].json).toMatchObject({
+			id: first.output('Little Pay')[0].json.id,
+			key: item.key,
+			alreadyExisted: true,
 		});
-		expect(second.error?.description).toBe(
-			'This key was already used; use a new key or look up the existing one',
-		);
 		expect((await ledger()).disbursements.filter((d) => d.key === item.key)).toHaveLength(1);
 	});
 

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { deterministicKey, validateKey } from '../helpers/validation';
+import { deterministicKey, invalidInput, validateKey } from '../helpers/validation';
 
 /** What every operation file exports: its parameters and how it runs one item. */
 export interface Operation {
@@ -56,7 +56,35 @@ export function operationSelector(
 	return { ...selector, default: options[0].value };
 }
 
-/** The user's key, or one derived from the execution and item so n8n retries reuse it. */
+// The execution id of the first attempt of a run, kept in the execution's flow context. n8n saves
+// that context with the execution and carries it into every retry from the Executions list (a new
+// execution with a new id) and into Retry On Fail, so generated keys stay the same across them.
+const RUN_TOKEN = 'littlePayRunToken';
+
+/**
+ * The token generated keys are derived from: the id of the execution that first ran a Little Pay
+ * node in this line of retries. Undefined in a retried execution whose original left none (it
+ * stopped before any Little Pay node ran, n8n stopped mid-run, or an older version of this node ran).
+ */
+export function runToken(context: IExecuteFunctions): string | undefined {
+	const flow = context.getContext('flow');
+	if (typeof flow[RUN_TOKEN] === 'string') return flow[RUN_TOKEN] as string;
+	if (context.getMode() === 'retry') return undefined;
+	flow[RUN_TOKEN] = context.getExecutionId() ?? 'manual';
+	return flow[RUN_TOKEN] as string;
+}
+
+/** Whether n8n is re-running a failed execution (Executions list: Retry): earlier sends may exist. */
+export function isExecutionRetry(context: IExecuteFunctions): boolean {
+	return context.getMode() === 'retry';
+}
+
+/**
+ * The user's key, or one derived from the run token, node, node run and item, so every way n8n
+ * re-runs this item (Retry On Fail, retrying the execution, again) reuses it. In a retried
+ * execution without a token the generated key cannot be recovered, and the item is refused
+ * before anything is sent: a new key there could pay twice.
+ */
 export function keyForItem(
 	context: IExecuteFunctions,
 	itemIndex: number,
@@ -67,13 +95,19 @@ export function keyForItem(
 	const text = given === undefined || given === null ? '' : String(given).trim();
 	if (text !== '')
 		return { key: validateKey(context.getNode(), itemIndex, text), generated: false };
-	return {
-		key: deterministicKey(
-			context.getExecutionId() ?? 'manual',
-			context.getNode().id,
+	const token = runToken(context);
+	if (token === undefined) {
+		invalidInput(
+			context.getNode(),
 			itemIndex,
-			operation,
-		),
+			'Key',
+			'is empty, and this retried execution cannot recover the keys its first attempt generated',
+			'The first attempt left no Little Pay run token (it stopped before this node ran, n8n stopped mid-run, or it ran an older version of this node), so a new key could pay a second time. Map a Key from your data, e.g. {{ $json.orderId }}, or check the first attempt in the Little Pay dashboard and start a new execution for what was not paid.',
+		);
+	}
+	const runIndex = context.getWorkflowDataProxy(itemIndex).$runIndex as number;
+	return {
+		key: deterministicKey(token, context.getNode().id, runIndex, itemIndex, operation),
 		generated: true,
 	};
 }

@@ -8,7 +8,7 @@ import {
 	validateNetwork,
 } from '../../helpers/validation';
 import { createOnce, expectSuccess } from '../../transport';
-import { COUNTRY_OPTIONS, keyForItem, NETWORK_OPTIONS, showFor } from '../common';
+import { COUNTRY_OPTIONS, isExecutionRetry, keyForItem, NETWORK_OPTIONS, showFor } from '../common';
 import { quoteFor } from './charges';
 
 export const networkAndAmountFields: INodeProperties[] = [
@@ -62,7 +62,7 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 		type: 'string',
 		default: '',
 		description:
-			'Your unique ID for this payout. Empty generates one that stays the same when n8n retries this item, so a retry cannot pay twice.',
+			'Your unique ID for this payout; map one from your data, such as the payout row ID, so no re-run can pay twice. Empty generates one that Retry On Fail and Retry from the Executions list reuse, but a new execution makes new ones.',
 	},
 	{
 		displayName: 'Check Limits and Fee First',
@@ -101,7 +101,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this.getNodeParameter('currency', itemIndex, 'KES'),
 		'Currency',
 	);
-	const { key, generated } = keyForItem(
+	const { key } = keyForItem(
 		this,
 		itemIndex,
 		this.getNodeParameter('key', itemIndex, ''),
@@ -121,7 +121,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		}
 		fee = quote.fee;
 	}
-	const { response, recovered } = await createOnce(
+	const { response, outcome } = await createOnce(
 		this,
 		{
 			credential: 'littlePayApiKeyApi',
@@ -139,7 +139,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				disbursement: true,
 				itemIndex,
 			},
-			generatedKey: generated,
+			key,
+			checkFirst: isExecutionRetry(this),
+			expected: { amount, method, currency, to },
 		},
 		'disbursement',
 	);
@@ -155,6 +157,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		currency,
 	};
 	if (fee !== undefined) result.fee = fee;
-	if (recovered) result.recovered = true;
+	if (outcome === 'recovered') result.recovered = true;
+	if (outcome === 'existed') result.alreadyExisted = true;
 	return result;
 }

@@ -27,10 +27,20 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { network, mobile } = readPayer(this, itemIndex);
 	const intent = await createIntent(this, itemIndex, 'collect', mobile);
 	const reference = String(intent.reference);
-	const { data: prompt, recovered } = await processOnce(this, itemIndex, reference, {
-		type: network,
-		payment: { mobile },
-	});
+	// An intent that existed already may have prompted the payer: the status record decides first.
+	const intentFound = intent.recovered === true || intent.alreadyExisted === true;
+	const {
+		data: prompt,
+		recovered,
+		alreadyPrompted,
+	} = await processOnce(
+		this,
+		itemIndex,
+		reference,
+		{ type: network, payment: { mobile } },
+		false,
+		intentFound,
+	);
 	const result: IDataObject = {
 		reference,
 		key: intent.key,
@@ -41,6 +51,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		message: prompt.message,
 	};
 	if (intent.recovered || recovered) result.recovered = true;
+	if (intent.alreadyExisted) result.alreadyExisted = true;
+	if (alreadyPrompted) result.alreadyPrompted = true;
 	if (!(this.getNodeParameter('wait', itemIndex, true) as boolean)) return result;
 	const final = await waitForFinalStatus(
 		this,

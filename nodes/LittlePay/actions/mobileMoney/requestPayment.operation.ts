@@ -17,7 +17,7 @@ export const description: INodeProperties[] = showFor('mobileMoney', 'requestPay
 	...payerFields,
 ]);
 
-/** Sends the PIN prompt for an existing intent. */
+/** Sends the PIN prompt for an existing intent, unless it already has an attempt of this network. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const { network, mobile } = readPayer(this, itemIndex);
 	const reference = requireText(
@@ -26,9 +26,22 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this.getNodeParameter('reference', itemIndex),
 		'Intent Reference',
 	);
-	const { data, recovered } = await processOnce(this, itemIndex, reference, {
-		type: network,
-		payment: { mobile },
-	});
-	return { reference, network, mobile, ...data, ...(recovered ? { recovered } : {}) };
+	// The intent exists already, so it may have an attempt (an earlier run, Retry On Fail, a retried
+	// execution): the status record is read first and a payer who was asked is not asked again.
+	const { data, recovered, alreadyPrompted } = await processOnce(
+		this,
+		itemIndex,
+		reference,
+		{ type: network, payment: { mobile } },
+		false,
+		true,
+	);
+	return {
+		reference,
+		network,
+		mobile,
+		...data,
+		...(recovered ? { recovered } : {}),
+		...(alreadyPrompted ? { alreadyPrompted } : {}),
+	};
 }

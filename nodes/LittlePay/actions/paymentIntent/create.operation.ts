@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
 import { createOnce, credentialData, expectSuccess } from '../../transport';
-import { keyForItem, showFor } from '../common';
+import { isExecutionRetry, keyForItem, showFor } from '../common';
 
 /** Intent fields, shared by Payment Intent: Create and Mobile Money: Collect. */
 export const intentFields: INodeProperties[] = [
@@ -44,7 +44,7 @@ export const intentFields: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		description:
-			'Your unique alphanumeric ID for this payment (8-12 characters recommended). Empty generates one that stays the same when n8n retries this item.',
+			'Your unique alphanumeric ID for this payment, such as the order number (8-12 characters recommended). Empty generates one that Retry On Fail and Retry from the Executions list reuse, but a new execution makes new ones.',
 	},
 	{
 		displayName: 'Additional Fields',
@@ -217,7 +217,7 @@ export async function createIntent(
 		context.getNodeParameter('callbackUrl', itemIndex) as string,
 		'Callback URL',
 	);
-	const { key, generated } = keyForItem(
+	const { key } = keyForItem(
 		context,
 		itemIndex,
 		context.getNodeParameter('key', itemIndex, ''),
@@ -260,7 +260,7 @@ export async function createIntent(
 	}
 
 	const credentials = await credentialData(context, 'littlePayBasicApi', itemIndex);
-	const { response, recovered } = await createOnce(
+	const { response, outcome } = await createOnce(
 		context,
 		{
 			credential: 'littlePayBasicApi',
@@ -276,22 +276,31 @@ export async function createIntent(
 				path: `/api/payments-v2/${key}`,
 				itemIndex,
 			},
-			generatedKey: generated,
+			key,
+			checkFirst: isExecutionRetry(context),
+			expected: { amount, currency, description },
 		},
 		'payment intent',
 	);
 	const data = expectSuccess(context, response, itemIndex);
-	if (recovered) {
+	if (outcome === 'created') {
+		return { reference: data.reference, checkoutUrl: data.checkoutUrl, key, message: data.message };
+	}
+	// Found by key: the status record carries no checkout address.
+	const found = { reference: data.reference, checkoutUrl: data.checkoutUrl ?? null, key };
+	if (outcome === 'recovered') {
 		return {
-			reference: data.reference,
-			checkoutUrl: data.checkoutUrl ?? null,
-			key,
+			...found,
 			message:
 				'Recovered: this intent already existed (an earlier attempt of this item created it)',
 			recovered: true,
 		};
 	}
-	return { reference: data.reference, checkoutUrl: data.checkoutUrl, key, message: data.message };
+	return {
+		...found,
+		message: 'This key already had the same payment intent; nothing new was created',
+		alreadyExisted: true,
+	};
 }
 
 /** Creates a payment intent. */

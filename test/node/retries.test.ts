@@ -1,0 +1,253 @@
+// Money exactly once under n8n's own recovery: retrying a failed execution from the Executions list
+// (a new execution in mode `retry` that re-runs the failed node with all its items), retrying it
+// again, and the node's own Retry On Fail. Counted from the sandbox's ledger and request log.
+import type { INode } from 'n8n-workflow';
+
+import { loadFixture, runWorkflow } from '../harness/workflow';
+import type { RunResult, WorkflowJson } from '../harness/workflow';
+import { useNodeTestSandbox } from '../harness/sandbox';
+import { newKey } from '../sandbox/helpers';
+
+// The third create and its recovery lookups (five tries, about 4 s) fail with 503.
+jest.setTimeout(60000);
+
+const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
+
+type Item = Record<string, unknown>;
+type Payout = { key: string; amount: number };
+type Intent = { key: string; description: string; attempts: unknown[] };
+
+function workflow(file: string, items: Item[], node: Partial<INode> = {}): WorkflowJson {
+	const json = loadFixture(file, { ITEMS: JSON.stringify(items), ON_ERROR: 'stopWorkflow' });
+	json.nodes = json.nodes.map((n) => (n.name === 'Little Pay' ? { ...n, ...node } : n));
+	return json;
+}
+
+function run(json: WorkflowJson, retryOf?: RunResult) {
+	return runWorkflow(json, { credentials: sb.credentials, retryOf });
+}
+
+/** The first two creates go through; the third, and every lookup after it, answers 503. */
+async function failThirdCreate(createPath: string, lookupPath: string, times?: number) {
+	await sb.post('/sandbox/faults', {
+		rules: [
+			{ method: 'POST', pathPrefix: createPath, times: 2 },
+			{ method: 'POST', pathPrefix: createPath, status: 503, ...(times ? { times: 1 } : {}) },
+			{ method: 'GET', pathPrefix: lookupPath, status: 503, ...(times ? { times } : {}) },
+		],
+	});
+}
+
+async function clearFaults() {
+	await sb.post('/sandbox/faults', { rules: [] });
+}
+
+/** Payouts per recipient, recipients told apart by amount. */
+async function payoutsPerRecipient(amounts: number[]): Promise<number[]> {
+	const all = (await sb.get('/sandbox/ledger')).data.data.disbursements as Payout[];
+	return amounts.map((amount) => all.filter((d) => d.amount === amount).length);
+}
+
+/** Intents and PIN prompts per order, orders told apart by description. */
+async function intentsAndPrompts(descriptions: string[]) {
+	const all = (await sb.get('/sandbox/ledger')).data.data.intents as Intent[];
+	const intents = descriptions.map((d) => all.filter((i) => i.description === d));
+	return {
+		intents: intents.map((found) => found.length),
+		prompts: intents.map((found) => found.reduce((sum, i) => sum + i.attempts.length, 0)),
+	};
+}
+
+function recipients(mapKeys: boolean): { items: Item[]; amounts: number[] } {
+	const base = 1000 + Math.floor(Math.random() * 90000);
+	const amounts = [base, base + 1, base + 2];
+	const items = amounts.map((amount, i) => ({
+		method: 'MPESA',
+		amount,
+		to: '+254712345670',
+		checkLimits: false,
+		key: mapKeys ? newKey(`p${i}`) : '',
+	}));
+	return { items, amounts };
+}
+
+function orders(mapKeys: boolean): { items: Item[]; descriptions: string[] } {
+	const tag = newKey('o');
+	const descriptions = [1, 2, 3].map((n) => `Order ${n} ${tag}`);
+	const items = descriptions.map((description, i) => ({
+		amount: 100 + i,
+		description,
+		network: 'MPESA',
+		mobile: '+254712345670',
+		wait: false,
+		key: mapKeys ? newKey(`c${i}`) : '',
+	}));
+	return { items, descriptions };
+}
+
+const PAYOUT_CREATE = '/api/disbursements';
+const PAYOUT_LOOKUP = '/api/disbursements/';
+const INTENT_CREATE = '/api/payments/';
+const INTENT_LOOKUP = '/api/payments-v2/';
+
+describe('retrying a failed payout run from the Executions list pays each recipient once', () => {
+	it.each([
+		['Key empty, retry with the original workflow', false, false],
+		['Key empty, retry with the currently saved workflow', false, true],
+		['Key mapped, retry with the original workflow', true, false],
+	])('%s: 1, 1, 1 and the retry succeeds', async (_label, mapKeys, editedWorkflow) => {
+		const { items, amounts } = recipients(mapKeys);
+		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP);
+		const original = await run(workflow('disbursement-create.json', items));
+		expect(original.error?.message).toMatch(/Item 2: the outcome of the disbursement is unknown/);
+		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
+		await clearFaults();
+
+		// "Currently saved workflow": the user edited the workflow since (here: moved the node);
+		// node ids stay, as they do in n8n.
+		const saved = editedWorkflow
+			? workflow('disbursement-create.json', items, { position: [400, 80] })
+			: workflow('disbursement-create.json', items);
+		const retry = await run(saved, original);
+		expect(retry.error).toBeUndefined();
+		expect(retry.run.mode).toBe('retry');
+		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 1]);
+		const out = retry.output('Little Pay').map((i) => i.json);
+		expect(out.map((o) => o.alreadyExisted ?? false)).toEqual([true, true, false]);
+		expect(out.map((o) => o.status)).toEqual(['success', 'success', 'success']);
+
+		// The same failed execution retried once more, after the successful retry: nothing new.
+		const again = await run(workflow('disbursement-create.json', items), original);
+		expect(again.error).toBeUndefined();
+		expect(again.output('Little Pay').map((i) => i.json.alreadyExisted)).toEqual([
+			true,
+			true,
+			true,
+		]);
+		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 1]);
+		expect((await sb.received()).filter((r) => r.method === 'POST' && r.status < 300)).toHaveLength(
+			3,
+		);
+	});
+
+	it('a retry of a retry keeps the keys of the first attempt', async () => {
+		const { items, amounts } = recipients(false);
+		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP);
+		const original = await run(workflow('disbursement-create.json', items));
+		expect(original.error).toBeDefined();
+		// The first retry fails too: the gateway is still down, so its first lookup gets no answer
+		// and it sends nothing.
+		const firstRetry = await run(workflow('disbursement-create.json', items), original);
+		expect(firstRetry.error?.message).toMatch(/Item 0: the outcome of the disbursement is unknown/);
+		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
+		await clearFaults();
+		const secondRetry = await run(workflow('disbursement-create.json', items), firstRetry);
+		expect(secondRetry.error).toBeUndefined();
+		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 1]);
+		const keys = secondRetry.output('Little Pay').map((i) => i.json.key);
+		const ledger = (await sb.get('/sandbox/ledger')).data.data.disbursements as Payout[];
+		expect(keys.slice(0, 2)).toEqual(
+			amounts.slice(0, 2).map((a) => ledger.find((d) => d.amount === a)?.key),
+		);
+	});
+
+	it("Key mapped, the node's own Retry On Fail: 1, 1, 1 and the run succeeds", async () => {
+		const { items, amounts } = recipients(true);
+		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP, 5);
+		const result = await run(
+			workflow('disbursement-create.json', items, {
+				retryOnFail: true,
+				maxTries: 2,
+				waitBetweenTries: 0,
+			}),
+		);
+		expect(result.error).toBeUndefined();
+		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 1]);
+		expect(result.output('Little Pay').map((i) => i.json.alreadyExisted ?? false)).toEqual([
+			true,
+			true,
+			false,
+		]);
+	});
+});
+
+describe('retrying a failed collect run creates one intent and one PIN prompt per order', () => {
+	it.each([
+		['Key empty', false],
+		['Key mapped', true],
+	])('%s, retried from the Executions list', async (_label, mapKeys) => {
+		const { items, descriptions } = orders(mapKeys);
+		await failThirdCreate(INTENT_CREATE, INTENT_LOOKUP);
+		const original = await run(workflow('mobile-money-collect.json', items));
+		expect(original.error?.message).toMatch(/Item 2: the outcome of the payment intent is unknown/);
+		await clearFaults();
+		const retry = await run(workflow('mobile-money-collect.json', items), original);
+		expect(retry.error).toBeUndefined();
+		expect(await intentsAndPrompts(descriptions)).toEqual({
+			intents: [1, 1, 1],
+			prompts: [1, 1, 1],
+		});
+		const out = retry.output('Little Pay').map((i) => i.json);
+		expect(out.map((o) => o.alreadyExisted ?? false)).toEqual([true, true, false]);
+		expect(out.map((o) => o.alreadyPrompted ?? false)).toEqual([true, true, false]);
+	});
+
+	it("Key empty, the node's own Retry On Fail", async () => {
+		const { items, descriptions } = orders(false);
+		await failThirdCreate(INTENT_CREATE, INTENT_LOOKUP, 5);
+		const result = await run(
+			workflow('mobile-money-collect.json', items, {
+				retryOnFail: true,
+				maxTries: 2,
+				waitBetweenTries: 0,
+			}),
+		);
+		expect(result.error).toBeUndefined();
+		expect(await intentsAndPrompts(descriptions)).toEqual({
+			intents: [1, 1, 1],
+			prompts: [1, 1, 1],
+		});
+	});
+});
+
+describe('keys that exist already', () => {
+	it('a different payout under an existing key fails the item naming the key and the fields', async () => {
+		const key = newKey('same');
+		const first = await run(
+			workflow('disbursement-create.json', [
+				{ method: 'MPESA', amount: 500, to: '+254712345670', key, checkLimits: false },
+			]),
+		);
+		expect(first.error).toBeUndefined();
+		await sb.received();
+		const other = await run(
+			workflow('disbursement-create.json', [
+				{ method: 'MPESA', amount: 700, to: '+254712345670', key, checkLimits: false },
+			]),
+		);
+		expect(other.error?.message).toBe(
+			`Item 0: Key "${key}" already belongs to a different disbursement (amount 500 there, 700 here)`,
+		);
+		expect(other.error?.description).toMatch(/Use a new key for a new disbursement/);
+		const ledger = (await sb.get('/sandbox/ledger')).data.data.disbursements as Payout[];
+		expect(ledger.filter((d) => d.key === key)).toHaveLength(1);
+	});
+
+	it('a retried execution whose first attempt left no run token refuses generated keys and sends nothing', async () => {
+		const { items } = recipients(false);
+		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP);
+		const original = await run(workflow('disbursement-create.json', items));
+		expect(original.error).toBeDefined();
+		await clearFaults();
+		// As an execution run by an older version of the node (or stopped mid-run) would be stored.
+		const contextData = original.run.data.executionData?.contextData ?? {};
+		for (const name of Object.keys(contextData)) delete contextData[name];
+		await sb.received();
+		const retry = await run(workflow('disbursement-create.json', items), original);
+		expect(retry.error?.message).toBe(
+			'Item 0: Key is empty, and this retried execution cannot recover the keys its first attempt generated',
+		);
+		expect(retry.error?.description).toMatch(/Map a Key from your data/);
+		expect(await sb.received()).toEqual([]);
+	});
+});

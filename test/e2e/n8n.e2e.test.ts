@@ -14,6 +14,7 @@ import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, OWNER, REPO_ROOT, startN8n } from '../../scripts/n8n';
 import { loadExample, runViaWebhook, sandboxCredentials, waitFor } from './helpers';
+import { expectExactlyOnce, failAndRetry } from './retryScenario';
 import type { N8nServer } from '../../scripts/n8n';
 
 jest.setTimeout(600000);
@@ -82,6 +83,13 @@ describe('the package in a real n8n server', () => {
 		await n8n?.stop();
 		await sandbox?.close();
 	});
+
+	it.each(['payouts', 'collect'] as const)(
+		'a failed %s run with Key empty, retried from the Executions list (original workflow, saved workflow, again after success), pays and prompts each once',
+		async (operation) => {
+			expectExactlyOnce(await failAndRetry(api, n8n.url, sandbox, operation));
+		},
+	);
 
 	it('lists both nodes and both credential types, with their icons', async () => {
 		const nodes = await api.nodeTypes();

@@ -7,6 +7,7 @@ import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
 import { loadExample, runViaWebhook, sandboxCredentials } from './helpers';
+import { expectExactlyOnce, failAndRetry } from './retryScenario';
 
 jest.setTimeout(900000);
 
@@ -64,5 +65,9 @@ describe(`the package in n8n ${N8N_1_VERSION}`, () => {
 		expect(intents.filter((i) => i.key === collected.key).map((i) => i.status)).toEqual([
 			'COMPLETED',
 		]);
+	});
+
+	it('a failed payout run with Key empty, retried from the Executions list, pays each recipient once', async () => {
+		expectExactlyOnce(await failAndRetry(api, n8n.url, sandbox, 'payouts'));
 	});
 });

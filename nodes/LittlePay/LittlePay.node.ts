@@ -4,12 +4,15 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
 } from 'n8n-workflow';
 
 import * as card from './actions/card/Card.resource';
 import * as disbursement from './actions/disbursement/Disbursement.resource';
 import * as mobileMoney from './actions/mobileMoney/MobileMoney.resource';
 import * as payment from './actions/payment/Payment.resource';
+import { resumeOnCallback, resumeWebhooks } from './actions/payment/pause';
 import * as paymentIntent from './actions/paymentIntent/PaymentIntent.resource';
 import * as refund from './actions/refund/Refund.resource';
 import { router } from './actions/router';
@@ -27,6 +30,8 @@ export class LittlePay implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
+		// Resume webhooks for "Pause Until Little Pay Calls Back": nothing is registered anywhere.
+		webhooks: resumeWebhooks,
 		credentials: [
 			{
 				name: 'littlePayBasicApi',
@@ -66,5 +71,10 @@ export class LittlePay implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return router.call(this);
+	}
+
+	/** Resumes an execution paused for a payment when Little Pay's signed callback arrives. */
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return resumeOnCallback.call(this);
 	}
 }

@@ -221,6 +221,11 @@ export interface RunOptions {
 	 * starts from the stored run data (saved as JSON), minus the failed node's errored run.
 	 */
 	retryOf?: RunResult;
+	/**
+	 * Resumes this waiting run as n8n's wait tracker does when its wait time is over: the stored run
+	 * data (saved as JSON) is run on, which passes the waiting node's input on without running it.
+	 */
+	resumeOf?: RunResult;
 }
 
 let executionSeq = 0;
@@ -333,7 +338,14 @@ export async function runWorkflow(
 		},
 	} as unknown as IWorkflowExecuteAdditionalData;
 	let running: ReturnType<WorkflowExecute['run']>;
-	if (options.retryOf) {
+	if (options.resumeOf) {
+		const executionData = JSON.parse(
+			JSON.stringify(options.resumeOf.run.data),
+		) as IRunExecutionData;
+		running = new WorkflowExecute(additionalData, 'manual', executionData).processRunExecutionData(
+			workflow,
+		);
+	} else if (options.retryOf) {
 		const executionData = retryData(options.retryOf.run);
 		running = new WorkflowExecute(additionalData, 'retry', executionData).processRunExecutionData(
 			workflow,

@@ -2,7 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { processOnce } from '../../transport';
 import { showFor } from '../common';
-import { waitTimeoutField } from '../payment/fields';
+import {
+	longPollTimeoutField,
+	pauseFields,
+	pauseForCallback,
+	pauseForIntent,
+	readPause,
+	waitForPaymentField,
+} from '../payment/pause';
 import { waitForFinalStatus } from '../payment/waitForCompletion.operation';
 import { createIntent, intentFields } from '../paymentIntent/create.operation';
 import { payerFields, readPayer } from './fields';
@@ -10,22 +17,26 @@ import { payerFields, readPayer } from './fields';
 export const description: INodeProperties[] = showFor('mobileMoney', 'collect', [
 	...intentFields,
 	...payerFields,
-	{
-		displayName: 'Wait for Completion',
-		name: 'wait',
-		type: 'boolean',
-		default: true,
-		description:
-			'Whether to wait for the payer to answer the PIN prompt and return the final status',
-	},
-	{ ...waitTimeoutField, displayOptions: { show: { wait: [true] } } },
+	waitForPaymentField('longPoll'),
+	longPollTimeoutField,
+	...pauseFields,
 ]);
 
-/** Creates an intent, sends the PIN prompt and optionally waits for the final status. */
+/** Creates an intent, sends the PIN prompt and waits for the final status as the user chose. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	// The payer is validated first, so a bad number creates no intent.
+	const mode = this.getNodeParameter('waitForPayment', itemIndex, 'longPoll') as string;
+	// The payer and the pause settings are validated first, so a bad item creates no intent.
 	const { network, mobile } = readPayer(this, itemIndex);
-	const intent = await createIntent(this, itemIndex, 'collect', mobile);
+	const pause = mode === 'pause' ? readPause(this, itemIndex) : undefined;
+	const intent = await createIntent(this, itemIndex, 'collect', mobile, pause);
+	// An open intent of an earlier execution calls back elsewhere: settled is the answer, else an error.
+	if (pause && intent.alreadyExisted) {
+		return {
+			...(await pauseForIntent(this, itemIndex, intent, pause.timeoutMinutes)),
+			mobile,
+			network,
+		};
+	}
 	const reference = String(intent.reference);
 	// An intent that existed already may have prompted the payer: the status record decides first.
 	const intentFound = intent.recovered === true || intent.alreadyExisted === true;
@@ -53,7 +64,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (intent.recovered || recovered) result.recovered = true;
 	if (intent.alreadyExisted) result.alreadyExisted = true;
 	if (alreadyPrompted) result.alreadyPrompted = true;
-	if (!(this.getNodeParameter('wait', itemIndex, true) as boolean)) return result;
+	if (pause) return await pauseForCallback(this, itemIndex, result, pause.timeoutMinutes);
+	if (mode !== 'longPoll') return result;
 	const final = await waitForFinalStatus(
 		this,
 		itemIndex,

@@ -3,6 +3,15 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
 import { createOnce, credentialData, expectSuccess } from '../../transport';
 import { isExecutionRetry, keyForItem, showFor } from '../common';
+import {
+	longPollTimeoutField,
+	pauseFields,
+	pauseForIntent,
+	readPause,
+	resumeUrlOf,
+	waitForPaymentField,
+} from '../payment/pause';
+import { waitForFinalStatus } from '../payment/waitForCompletion.operation';
 
 /** Intent fields, shared by Payment Intent: Create and Mobile Money: Collect. */
 export const intentFields: INodeProperties[] = [
@@ -37,6 +46,8 @@ export const intentFields: INodeProperties[] = [
 		default: '',
 		description:
 			'URL Little Pay calls when the payment completes, e.g. the Production URL of a Little Pay Trigger',
+		// When pausing, the callback goes to the execution's own resume URL.
+		displayOptions: { hide: { waitForPayment: ['pause'] } },
 	},
 	{
 		displayName: 'Key',
@@ -161,7 +172,12 @@ export const intentFields: INodeProperties[] = [
 	},
 ];
 
-export const description: INodeProperties[] = showFor('paymentIntent', 'create', intentFields);
+export const description: INodeProperties[] = showFor('paymentIntent', 'create', [
+	...intentFields,
+	waitForPaymentField('no'),
+	longPollTimeoutField,
+	...pauseFields,
+]);
 
 /** Parses the Custom Data (JSON) field into an object. */
 function parseCustomData(
@@ -196,6 +212,7 @@ export async function createIntent(
 	itemIndex: number,
 	operation: string,
 	payerPhone?: string,
+	pause?: { timeoutMinutes: number },
 ): Promise<IDataObject> {
 	const node = context.getNode();
 	const amount = validateAmount(node, itemIndex, context.getNodeParameter('amount', itemIndex));
@@ -211,12 +228,14 @@ export async function createIntent(
 		context.getNodeParameter('description', itemIndex),
 		'Description',
 	);
-	const callbackUrl = validateUrl(
-		node,
-		itemIndex,
-		context.getNodeParameter('callbackUrl', itemIndex) as string,
-		'Callback URL',
-	);
+	const callbackUrl = pause
+		? resumeUrlOf(context, itemIndex)
+		: validateUrl(
+				node,
+				itemIndex,
+				context.getNodeParameter('callbackUrl', itemIndex) as string,
+				'Callback URL',
+			);
 	const { key } = keyForItem(
 		context,
 		itemIndex,
@@ -230,6 +249,8 @@ export async function createIntent(
 		body.returnUrl = validateUrl(node, itemIndex, extra.returnUrl as string, 'Return URL');
 	if (extra.expiresAt !== undefined)
 		body.expiresAt = validateAmount(node, itemIndex, extra.expiresAt, 'Expires In (Minutes)');
+	// A paused checkout link stops being payable when the execution stops waiting for it.
+	else if (pause) body.expiresAt = Math.ceil(pause.timeoutMinutes);
 	const address: IDataObject = {
 		...(((extra.billingAddress as IDataObject | undefined)?.address ?? {}) as IDataObject),
 	};
@@ -303,7 +324,27 @@ export async function createIntent(
 	};
 }
 
-/** Creates a payment intent. */
+/** Creates a payment intent, and waits for its payment as the user chose. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return createIntent(this, itemIndex, 'create');
+	const mode = this.getNodeParameter('waitForPayment', itemIndex, 'no') as string;
+	if (mode === 'pause') {
+		const pause = readPause(this, itemIndex);
+		const intent = await createIntent(this, itemIndex, 'create', undefined, pause);
+		return await pauseForIntent(this, itemIndex, intent, pause.timeoutMinutes);
+	}
+	const intent = await createIntent(this, itemIndex, 'create');
+	if (mode !== 'longPoll') return intent;
+	const final = await waitForFinalStatus(
+		this,
+		itemIndex,
+		String(intent.reference),
+		this.getNodeParameter('waitTimeoutSeconds', itemIndex, 300) as number,
+	);
+	return {
+		...intent,
+		status: final.status,
+		amount: final.amount,
+		message: final.message ?? intent.message,
+		timedOut: final.timedOut,
+	};
 }

@@ -1,0 +1,284 @@
+import { NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeProperties,
+	IWebhookDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+
+import {
+	LITTLE_PAY_PUBLIC_KEY_PEM,
+	verifyCallbackSignature,
+} from '../../helpers/callbackSignature';
+import { invalidInput } from '../../helpers/validation';
+import { callbackToItem, parseCallback } from '../../trigger/callbackEvent';
+import { waitTimeoutField } from './fields';
+import { getPaymentStatus } from './getStatus.operation';
+
+/**
+ * The resume webhook n8n calls when Little Pay posts to an execution's resume URL. Like n8n's Wait
+ * node and its send-and-wait operations, it is a restart webhook: nothing is registered anywhere,
+ * and n8n only listens on it for executions this node has put to wait.
+ */
+export const resumeWebhooks: IWebhookDescription[] = [
+	{
+		name: 'default',
+		httpMethod: 'POST',
+		responseMode: 'onReceived',
+		path: '',
+		restartWebhook: true,
+		isFullPath: true,
+	},
+];
+
+/** How the node waits for the payer: not at all, holding a long poll, or paused in n8n's database. */
+export function waitForPaymentField(defaultMode: 'no' | 'longPoll'): INodeProperties {
+	return {
+		displayName: 'Wait for Payment',
+		name: 'waitForPayment',
+		type: 'options',
+		default: defaultMode,
+		description: 'Whether and how to wait until the payer has paid or failed',
+		options: [
+			{
+				name: "Don't Wait",
+				value: 'no',
+				description: 'Return as soon as the intent exists (and the prompt is sent)',
+			},
+			{
+				name: 'Hold the Connection (Long Poll)',
+				value: 'longPoll',
+				description:
+					'Keep a status request open until the payment settles or the timeout: for payers who answer within minutes',
+			},
+			{
+				name: 'Pause Until Little Pay Calls Back',
+				value: 'pause',
+				description:
+					"Put the execution to wait in n8n's database, holding nothing, and resume it when Little Pay's signed callback arrives: for checkout links paid hours later. One payment per execution.",
+			},
+		],
+	};
+}
+
+/** The long-poll timeout, shown only for the long poll. */
+export const longPollTimeoutField: INodeProperties = {
+	...waitTimeoutField,
+	displayOptions: { show: { waitForPayment: ['longPoll'] } },
+};
+
+const pauseOnly = { show: { waitForPayment: ['pause'] } };
+
+/** The pause's timeout and the callback verification settings (the trigger's, with the same defaults). */
+export const pauseFields: INodeProperties[] = [
+	{
+		displayName:
+			'The execution pauses after this node and Little Pay calls its own resume URL, which the node sets as the Callback URL. At the timeout it goes on with timedOut: true and status PENDING (no callback came): look the status up there with Payment: Get Status.',
+		name: 'pauseNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: pauseOnly,
+	},
+	{
+		displayName: 'Pause Timeout',
+		name: 'pauseTimeout',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 24,
+		description:
+			'How long to wait for the callback; the intent expires then too unless Expires In is set',
+		displayOptions: pauseOnly,
+	},
+	{
+		displayName: 'Pause Timeout Unit',
+		name: 'pauseTimeoutUnit',
+		type: 'options',
+		default: 'hours',
+		options: [
+			{ name: 'Minutes', value: 'minutes' },
+			{ name: 'Hours', value: 'hours' },
+			{ name: 'Days', value: 'days' },
+		],
+		displayOptions: pauseOnly,
+	},
+	{
+		displayName: 'Public Key',
+		name: 'publicKey',
+		type: 'string',
+		typeOptions: { rows: 6 },
+		default: LITTLE_PAY_PUBLIC_KEY_PEM,
+		description:
+			"Little Pay's published RSA public key (PEM) that the callback's signature must verify against. Replace it after a key rotation, or with the sandbox's publicKeyPem.",
+		displayOptions: pauseOnly,
+	},
+	{
+		displayName: 'Timestamp Tolerance (Seconds)',
+		name: 'toleranceSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 300,
+		description:
+			'How far X-LittlePay-Timestamp may be from now; older or newer callbacks are refused as replays',
+		displayOptions: pauseOnly,
+	},
+];
+
+const MINUTES: Record<string, number> = { minutes: 1, hours: 60, days: 1440 };
+/** Thirty days: longer waits belong to a trigger workflow that correlates by key. */
+export const MAX_PAUSE_MINUTES = 30 * 1440;
+
+/** Reads and checks the pause settings of one item before anything is sent. */
+export function readPause(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): { timeoutMinutes: number } {
+	const node = context.getNode();
+	const count = context.getInputData().length;
+	if (count > 1) {
+		invalidInput(
+			node,
+			itemIndex,
+			'Wait for Payment',
+			`"Pause Until Little Pay Calls Back" takes one payment per execution, and this run has ${count} items`,
+			'An execution resumes once, so pause one payment per execution: start one execution per payment (e.g. a Webhook per order), or choose the long poll.',
+		);
+	}
+	const amount = Number(context.getNodeParameter('pauseTimeout', itemIndex, 24));
+	const unit = String(context.getNodeParameter('pauseTimeoutUnit', itemIndex, 'hours'));
+	const timeoutMinutes = amount * (MINUTES[unit] ?? NaN);
+	if (
+		!Number.isFinite(timeoutMinutes) ||
+		timeoutMinutes < 1 ||
+		timeoutMinutes > MAX_PAUSE_MINUTES
+	) {
+		invalidInput(
+			node,
+			itemIndex,
+			'Pause Timeout',
+			`must be from 1 minute to 30 days (got ${amount} ${unit})`,
+			'Set a timeout between 1 minute and 30 days',
+		);
+	}
+	return { timeoutMinutes };
+}
+
+/** The execution's own resume URL (with n8n's resume token where n8n issues one). */
+export function resumeUrlOf(context: IExecuteFunctions, itemIndex: number): string {
+	return String(context.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex));
+}
+
+/**
+ * Puts the execution to wait until the callback or the timeout. The node's input item becomes what
+ * n8n passes on if the timeout comes first (n8n resumes a timed-out wait without running the node,
+ * as for its Wait node), and is the state the resume webhook checks the callback against.
+ */
+export async function pauseForCallback(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	payment: IDataObject,
+	timeoutMinutes: number,
+): Promise<IDataObject> {
+	const pausedAt = new Date();
+	const waitTill = new Date(pausedAt.getTime() + timeoutMinutes * 60_000);
+	const pending: IDataObject = {
+		...payment,
+		status: 'PENDING',
+		timedOut: true,
+		pausedAt: pausedAt.toISOString(),
+		waitedSeconds: timeoutMinutes * 60,
+		message:
+			'No callback from Little Pay before the timeout: look the status up (Payment: Get Status) to decide',
+	};
+	const waiting = context.getExecuteData().data.main[0];
+	if (!waiting) {
+		throw new NodeOperationError(context.getNode(), 'The node has no input to pause with', {
+			itemIndex,
+		});
+	}
+	waiting[itemIndex] = { json: pending, pairedItem: { item: itemIndex } };
+	await context.putExecutionToWait(waitTill);
+	return {
+		...pending,
+		timedOut: false,
+		waitedSeconds: 0,
+		message: `Paused until Little Pay calls back, at most until ${waitTill.toISOString()}`,
+	};
+}
+
+/**
+ * Pauses for an intent just created with this execution's resume URL. An intent that existed
+ * already (a mapped key used before, a retried execution) calls back another execution's resume
+ * URL, so it is looked up instead: settled is the answer, still open is an item error.
+ */
+export async function pauseForIntent(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	intent: IDataObject,
+	timeoutMinutes: number,
+): Promise<IDataObject> {
+	if (intent.alreadyExisted) {
+		const record = await getPaymentStatus(context, itemIndex, String(intent.reference), false);
+		if (record.status === 'COMPLETED' || record.status === 'FAILED') {
+			return { ...intent, status: record.status, amount: record.amount, timedOut: false };
+		}
+		invalidInput(
+			context.getNode(),
+			itemIndex,
+			'Key',
+			`"${String(intent.key)}" belongs to an open payment intent created by an earlier execution, whose resume URL Little Pay will call instead of this one's`,
+			'Use a new key to pause for a new payment, or wait for this one with Wait for Payment: Hold the Connection, Payment: Wait for Completion, or a Little Pay Trigger workflow',
+		);
+	}
+	return await pauseForCallback(context, itemIndex, intent, timeoutMinutes);
+}
+
+/** Answers a refused resume call with a JSON status; the execution keeps waiting. */
+function refuse(context: IWebhookFunctions, status: number, reason: string): IWebhookResponseData {
+	context.getResponseObject().status(status).json({ received: false, error: reason });
+	return { noWebhookResponse: true };
+}
+
+/** A webhook context whose item is the paused payment (n8n provides it on resume calls). */
+type ResumeContext = IWebhookFunctions & Pick<IExecuteFunctions, 'evaluateExpression'>;
+
+/**
+ * Resumes a paused execution with Little Pay's callback, verified exactly as the trigger verifies
+ * it: signed over the raw body, within the timestamp window, for the paused intent, and final.
+ * Anything else is refused and the execution keeps waiting.
+ */
+export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const context = this as ResumeContext;
+	const req = context.getRequestObject();
+	if (req.rawBody === undefined && typeof req.readRawBody === 'function') await req.readRawBody();
+	const rawBody: Buffer | undefined = req.rawBody;
+	if (!rawBody || rawBody.length === 0) return refuse(context, 400, 'empty-body');
+	const check = verifyCallbackSignature({
+		rawBody,
+		timestampHeader: req.headers['x-littlepay-timestamp'],
+		signatureHeader: req.headers['x-littlepay-signature'],
+		publicKeyPem: context.getNodeParameter('publicKey', LITTLE_PAY_PUBLIC_KEY_PEM) as string,
+		toleranceSeconds: context.getNodeParameter('toleranceSeconds', 300) as number,
+	});
+	if (!check.ok) return refuse(context, 401, check.reason);
+	const callback = parseCallback(rawBody);
+	if ('error' in callback || callback.kind !== 'payment') {
+		return refuse(context, 400, 'not-a-payment-callback');
+	}
+	const expected = String(context.evaluateExpression('{{ $json.reference }}', 0));
+	if (callback.body.reference !== expected) return refuse(context, 401, 'other-payment');
+	// Not settled yet: acknowledged, and the execution keeps waiting for the final callback.
+	if (callback.event === undefined)
+		return { webhookResponse: { received: true, ignored: 'not-final' } };
+	const pausedAt = Date.parse(String(context.evaluateExpression('{{ $json.pausedAt }}', 0)));
+	const waitedSeconds = Number.isFinite(pausedAt)
+		? Math.max(0, Math.round((Date.now() - pausedAt) / 1000))
+		: null;
+	return {
+		webhookResponse: { received: true, event: callback.event },
+		workflowData: [
+			[{ json: { ...callbackToItem(callback, 'signature'), timedOut: false, waitedSeconds } }],
+		],
+	};
+}

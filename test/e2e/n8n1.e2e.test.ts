@@ -6,7 +6,8 @@ import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
-import { loadExample, runViaWebhook, sandboxCredentials } from './helpers';
+import { loadExample, runViaWebhook, sandboxCredentials, waitFor } from './helpers';
+import { pausingWorkflowJson } from './pauseWorkflow';
 import { expectExactlyOnce, failAndRetry } from './retryScenario';
 
 jest.setTimeout(900000);
@@ -69,5 +70,43 @@ describe(`the package in n8n ${N8N_1_VERSION}`, () => {
 
 	it('a failed payout run with Key empty, retried from the Executions list, pays each recipient once', async () => {
 		expectExactlyOnce(await failAndRetry(api, n8n.url, sandbox, 'payouts'));
+	});
+
+	it('pauses a collect until the signed callback and resumes it with COMPLETED', async () => {
+		const ids = await sandboxCredentials(api, sandbox, 'n8n 1.x pause');
+		const { workflow, path } = pausingWorkflowJson(
+			'collect',
+			{ amount: 30, unit: 'minutes' },
+			ids,
+			sandbox.merchant.publicKeyPem,
+		);
+		const { id, versionId } = await api.createWorkflow(workflow);
+		await api.activateWorkflow(id, versionId);
+		const key = `one${Date.now().toString(36)}`;
+		const body = { amount: 800, description: 'Order 1x', key, mobile: '+254712345670' };
+		let response = await axios.post(`${n8n.url}/webhook/${path}`, body, {
+			validateStatus: () => true,
+		});
+		for (let i = 0; response.status === 404 && i < 40; i++) {
+			await new Promise((r) => setTimeout(r, 250));
+			response = await axios.post(`${n8n.url}/webhook/${path}`, body, {
+				validateStatus: () => true,
+			});
+		}
+		expect(response.status).toBe(200);
+		const finished = await waitFor(
+			'the resumed execution',
+			async () => {
+				const list = await api.executions(id);
+				return list.length === 1 && list[0].status === 'success' ? list[0] : undefined;
+			},
+			120000,
+		);
+		expect(JSON.stringify(await api.execution(finished.id))).toContain('payment.completed');
+		const callbacks = (await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
+			.callbacks as Array<{ url: string; status?: number }>;
+		expect(
+			callbacks.filter((c) => c.url.includes('/webhook-waiting/') && c.status === 200),
+		).toHaveLength(1);
 	});
 });

@@ -1,0 +1,274 @@
+// "Pause Until Little Pay Calls Back" in a real n8n 2.41.1: the execution waits in n8n's database,
+// survives a restart of n8n, refuses forged, tampered, stale and unsigned resume calls, resumes once
+// with the genuine signed callback, and goes on by itself at its timeout. Against the sandbox.
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import axios from 'axios';
+import { parse as parseFlatted } from 'flatted';
+
+import { startSandbox } from '../../sandbox';
+import type { SandboxHandle } from '../../sandbox';
+import { N8nApi, freePort, startN8n } from '../../scripts/n8n';
+import type { N8nServer } from '../../scripts/n8n';
+import { sandboxCredentials, waitFor } from './helpers';
+import { pausingWorkflowJson } from './pauseWorkflow';
+
+jest.setTimeout(600000);
+
+type Json = Record<string, unknown>;
+
+const gatewayKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const attacker = generateKeyPairSync('rsa', { modulusLength: 2048 });
+
+describe('pausing an execution until Little Pay calls back, in a real n8n', () => {
+	let sandbox: SandboxHandle;
+	let n8n: N8nServer;
+	let api: N8nApi;
+	let port: number;
+	const userFolder = mkdtempSync(join(tmpdir(), 'littlepay-pause-'));
+	let ids: { basicId: string; apiKeyId: string };
+
+	const startOurN8n = async () => {
+		n8n = await startN8n({ port, userFolder });
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+	};
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({
+			port: 0,
+			pinDelayMs: 300,
+			quiet: true,
+			callbackRetryDelaysMs: [500, 1000, 2000],
+			privateKeyPem: gatewayKey.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+		});
+		port = await freePort();
+		await startOurN8n();
+		ids = await sandboxCredentials(api, sandbox, 'pause');
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await sandbox?.close();
+	});
+
+	/** Webhook -> Little Pay (paused) -> Paid (No Operation); returns the webhook path and workflow id. */
+	async function pausingWorkflow(
+		operation: 'create' | 'collect',
+		timeout: { amount: number; unit: string },
+	): Promise<{ id: string; path: string }> {
+		const { workflow, path } = pausingWorkflowJson(
+			operation,
+			timeout,
+			ids,
+			sandbox.merchant.publicKeyPem,
+		);
+		const { id, versionId } = await api.createWorkflow(workflow);
+		await api.activateWorkflow(id, versionId);
+		return { id, path };
+	}
+
+	async function start(path: string, body: Json): Promise<void> {
+		let response = await axios.post(`${n8n.url}/webhook/${path}`, body, {
+			validateStatus: () => true,
+		});
+		for (let i = 0; response.status === 404 && i < 40; i++) {
+			await new Promise((r) => setTimeout(r, 250));
+			response = await axios.post(`${n8n.url}/webhook/${path}`, body, {
+				validateStatus: () => true,
+			});
+		}
+		expect(response.status).toBe(200);
+	}
+
+	const executionsOf = async (workflowId: string) => await api.executions(workflowId);
+
+	async function onlyExecution(workflowId: string, status: string): Promise<{ id: string }> {
+		return await waitFor(
+			`an execution ${status}`,
+			async () => {
+				const list = await executionsOf(workflowId);
+				return list.length === 1 && list[0].status === status ? list[0] : undefined;
+			},
+			240000,
+		);
+	}
+
+	/** The items the Paid node received, read from the finished execution's run data. */
+	async function paidItems(executionId: string): Promise<{ items: Json[]; raw: string }> {
+		const execution = await api.execution(executionId);
+		const raw =
+			typeof execution.data === 'string' ? execution.data : JSON.stringify(execution.data);
+		const data = parseFlatted(raw) as {
+			resultData: {
+				runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Json }>> } }>>;
+			};
+		};
+		const items = data.resultData.runData.Paid?.[0]?.data?.main?.[0] ?? [];
+		return { items: items.map((i) => i.json), raw };
+	}
+
+	/** The callback URL the node gave Little Pay for a key: the execution's resume URL. */
+	async function callbackUrlFor(key: string): Promise<string> {
+		const requests = (await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data
+			.requests as Array<{ method: string; path: string; body?: Json }>;
+		const create = requests.find((r) => r.method === 'POST' && r.body?.key === key);
+		return String(create?.body?.callbackUrl);
+	}
+
+	function signedCall(body: string, options: { ageSeconds?: number; forged?: boolean } = {}) {
+		const timestamp = String(Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0));
+		const key = options.forged ? attacker.privateKey : gatewayKey.privateKey;
+		return {
+			'content-type': 'application/json',
+			'x-littlepay-timestamp': timestamp,
+			'x-littlepay-signature': sign('sha256', Buffer.from(`${timestamp}.${body}`), key).toString(
+				'base64',
+			),
+		};
+	}
+
+	it('a checkout link paid after an n8n restart resumes the execution once, verified, with COMPLETED; the timeout goes on by itself', async () => {
+		// A one-minute pause that nobody pays, started first so its timeout runs during the rest.
+		const lapsing = await pausingWorkflow('create', { amount: 1, unit: 'minutes' });
+		const lapsingKey = `lapse${Date.now().toString(36)}`;
+		await start(lapsing.path, { amount: 900, description: 'Never paid', key: lapsingKey });
+
+		const checkout = await pausingWorkflow('create', { amount: 2, unit: 'hours' });
+		const key = `chk${Date.now().toString(36)}`;
+		await start(checkout.path, { amount: 1500, description: 'Order 77', key });
+		const waiting = await onlyExecution(checkout.id, 'waiting');
+		const resumeUrl = await callbackUrlFor(key);
+		expect(resumeUrl).toContain(`/webhook-waiting/${waiting.id}`);
+		const reference = (
+			(await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Json[]
+		).find((i) => i.key === key)?.reference as string;
+
+		// Forged, tampered, stale, unsigned and other-payment calls: 401, and it keeps waiting.
+		const body = JSON.stringify({
+			reference,
+			status: 'COMPLETED',
+			payload: { billingAddress: { email: 'amina@example.com' } },
+			amount: 1500,
+			key,
+			currency: 'KES',
+			provider: 'MPESA',
+			date: new Date().toISOString(),
+		});
+		const other = body.replace(reference, 'someone-else');
+		const attempts: Array<[string, string, Record<string, string>]> = [
+			['forged', body, signedCall(body, { forged: true })],
+			['tampered', body.replace('1500', '1'), signedCall(body)],
+			['stale', body, signedCall(body, { ageSeconds: 3600 })],
+			['unsigned', body, { 'content-type': 'application/json' }],
+			['other payment', other, signedCall(other)],
+		];
+		for (const [label, raw, headers] of attempts) {
+			const res = await axios.post(resumeUrl, raw, { headers, validateStatus: () => true });
+			expect({ label, status: res.status }).toEqual({ label, status: 401 });
+		}
+		expect((await executionsOf(checkout.id)).map((e) => e.status)).toEqual(['waiting']);
+
+		// Restart n8n while the execution waits: nothing of the wait lives in the process.
+		await n8n.stop();
+		await startOurN8n();
+		expect((await executionsOf(checkout.id)).map((e) => e.status)).toEqual(['waiting']);
+
+		// The payer pays on the checkout link (here by card, straight at the gateway).
+		await axios.post(`${sandbox.baseUrl}/pay/${reference}/cspaToken`, {
+			type: 'CARDS',
+			payment: {
+				cc_number: '4111111111111111',
+				cc_cvv: '123',
+				cc_exp: '01/39',
+				cc_name: 'Amina Otieno',
+			},
+		});
+		await axios.post(`${sandbox.baseUrl}/pay/${reference}/enroll`, {
+			deviceInformation: {
+				httpBrowserColorDepth: 24,
+				httpBrowserJavaEnabled: false,
+				httpBrowserJavaScriptEnabled: true,
+				httpBrowserLanguage: 'en-KE',
+				httpBrowserScreenHeight: 900,
+				httpBrowserScreenWidth: 1440,
+				httpBrowserTimeDifference: -180,
+			},
+		});
+		const paid = await axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, { type: 'CARDS' });
+		expect(paid.data.data.status).toBe('COMPLETED');
+
+		const finished = await onlyExecution(checkout.id, 'success');
+		const { items, raw } = await paidItems(finished.id);
+		expect(items).toHaveLength(1);
+		expect(items[0]).toMatchObject({
+			event: 'payment.completed',
+			reference,
+			key,
+			status: 'COMPLETED',
+			provider: 'CARDS',
+			verified: 'signature',
+			timedOut: false,
+		});
+		expect(items[0].waitedSeconds).toEqual(expect.any(Number));
+		// No card data in the execution's run data.
+		expect(raw).not.toContain('4111111111111111');
+		expect(raw).not.toContain('01/39');
+
+		// A duplicate delivery of the genuine callback after resumption starts nothing.
+		const delivered = (
+			(await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data.callbacks as Array<
+				Json & { url: string; status?: number; body: string; timestamp: string; signature: string }
+			>
+		).filter((c) => c.url === resumeUrl);
+		expect(delivered.filter((c) => c.status === 200)).toHaveLength(1);
+		const genuine = delivered.find((c) => c.status === 200)!;
+		const replay = await axios.post(resumeUrl, genuine.body, {
+			headers: {
+				'content-type': 'application/json',
+				'x-littlepay-timestamp': genuine.timestamp,
+				'x-littlepay-signature': genuine.signature,
+			},
+			validateStatus: () => true,
+		});
+		expect(replay.status).toBeGreaterThanOrEqual(400);
+		expect((await executionsOf(checkout.id)).map((e) => e.status)).toEqual(['success']);
+
+		// The unpaid one: n8n's wait tracker resumes it at its timeout, across the restart too.
+		const lapsed = await onlyExecution(lapsing.id, 'success');
+		const lapsedItems = (await paidItems(lapsed.id)).items;
+		expect(lapsedItems).toEqual([
+			expect.objectContaining({
+				key: lapsingKey,
+				status: 'PENDING',
+				timedOut: true,
+				waitedSeconds: 60,
+			}),
+		]);
+	});
+
+	it('a failed mobile money payment resumes with FAILED', async () => {
+		const collect = await pausingWorkflow('collect', { amount: 30, unit: 'minutes' });
+		const key = `fail${Date.now().toString(36)}`;
+		// Numbers ending in 1: insufficient funds.
+		await start(collect.path, {
+			amount: 700,
+			description: 'Order 78',
+			key,
+			mobile: '+254712345671',
+		});
+		const finished = await onlyExecution(collect.id, 'success');
+		const { items } = await paidItems(finished.id);
+		expect(items).toEqual([
+			expect.objectContaining({ key, status: 'FAILED', event: 'payment.failed', timedOut: false }),
+		]);
+		// One PIN prompt, one intent.
+		const intents = (
+			(await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Json[]
+		).filter((i) => i.key === key);
+		expect(intents.map((i) => (i.attempts as unknown[]).length)).toEqual([1]);
+	});
+});

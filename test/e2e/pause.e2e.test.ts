@@ -1,7 +1,7 @@
 // "Pause Until Little Pay Calls Back" in a real n8n 2.41.1: the execution waits in n8n's database,
 // survives a restart of n8n, refuses forged, tampered, stale and unsigned resume calls, resumes once
 // with the genuine signed callback, and goes on by itself at its timeout. Against the sandbox.
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, freePort, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
-import { sandboxCredentials, waitFor } from './helpers';
+import { loadExample, sandboxCredentials, waitFor } from './helpers';
 import { pausingWorkflowJson } from './pauseWorkflow';
 
 jest.setTimeout(600000);
@@ -270,5 +270,50 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 			(await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Json[]
 		).filter((i) => i.key === key);
 		expect(intents.map((i) => (i.attempts as unknown[]).length)).toEqual([1]);
+	});
+
+	it('example 6: the checkout link is sent, the execution pauses, and the paid order is shipped', async () => {
+		const workflow = loadExample('6-checkout-link-pause.json', {
+			BASIC_CREDENTIAL_ID: ids.basicId,
+			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
+		});
+		const nodes = workflow.nodes as Json[];
+		const path = `example6-${Date.now().toString(36)}`;
+		// The demo starts it by hand; here a Webhook starts it.
+		nodes[0] = {
+			name: 'Start',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		};
+		const { id, versionId } = await api.createWorkflow(workflow);
+		await api.activateWorkflow(id, versionId);
+		await start(path, {});
+		await onlyExecution(id, 'waiting');
+		const intent = (
+			(await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Json[]
+		).find((i) => i.description === 'Order 1006' && i.status === 'PENDING');
+		expect(intent).toBeDefined();
+		expect(await callbackUrlFor(String(intent!.key))).toContain('/webhook-waiting/');
+		// The customer pays the link (by M-Pesa here, straight at the gateway).
+		await axios.post(`${sandbox.baseUrl}/pay/${String(intent!.reference)}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
+		const finished = await onlyExecution(id, 'success');
+		const execution = await api.execution(finished.id);
+		const data = parseFlatted(String(execution.data)) as {
+			resultData: {
+				runData: Record<string, Array<{ data?: { main: Array<Array<{ json: Json }>> } }>>;
+			};
+		};
+		const shipped = data.resultData.runData['Ship the Order']?.[0]?.data?.main?.[0] ?? [];
+		expect(shipped.map((i) => i.json)).toEqual([
+			expect.objectContaining({ reference: intent!.reference, status: 'COMPLETED' }),
+		]);
+		expect(data.resultData.runData['Look the Status Up']).toBeUndefined();
 	});
 });

@@ -34,32 +34,38 @@ export const resumeWebhooks: IWebhookDescription[] = [
 ];
 
 /** How the node waits for the payer: not at all, holding a long poll, or paused in n8n's database. */
-export function waitForPaymentField(defaultMode: 'no' | 'longPoll'): INodeProperties {
+export function waitForPaymentField(
+	defaultMode: 'no' | 'longPoll',
+	withoutWaiting = true,
+): INodeProperties {
+	const options = [
+		{
+			name: 'Hold the Connection (Long Poll)',
+			value: 'longPoll',
+			description:
+				'Keep a status request open until the payment settles or the timeout: for payers who answer within minutes',
+		},
+		{
+			name: 'Pause Until Little Pay Calls Back',
+			value: 'pause',
+			description:
+				"Put the execution to wait in n8n's database, holding nothing, and resume it when Little Pay's signed callback arrives: for checkout links paid hours later. One payment per execution.",
+		},
+	];
+	if (withoutWaiting) {
+		options.unshift({
+			name: "Don't Wait",
+			value: 'no',
+			description: 'Return as soon as the intent exists (and the prompt is sent)',
+		});
+	}
 	return {
 		displayName: 'Wait for Payment',
 		name: 'waitForPayment',
 		type: 'options',
 		default: defaultMode,
 		description: 'Whether and how to wait until the payer has paid or failed',
-		options: [
-			{
-				name: "Don't Wait",
-				value: 'no',
-				description: 'Return as soon as the intent exists (and the prompt is sent)',
-			},
-			{
-				name: 'Hold the Connection (Long Poll)',
-				value: 'longPoll',
-				description:
-					'Keep a status request open until the payment settles or the timeout: for payers who answer within minutes',
-			},
-			{
-				name: 'Pause Until Little Pay Calls Back',
-				value: 'pause',
-				description:
-					"Put the execution to wait in n8n's database, holding nothing, and resume it when Little Pay's signed callback arrives: for checkout links paid hours later. One payment per execution.",
-			},
-		],
+		options,
 	};
 }
 
@@ -75,7 +81,7 @@ const pauseOnly = { show: { waitForPayment: ['pause'] } };
 export const pauseFields: INodeProperties[] = [
 	{
 		displayName:
-			'The execution pauses after this node and Little Pay calls its own resume URL, which the node sets as the Callback URL. At the timeout it goes on with timedOut: true and status PENDING (no callback came): look the status up there with Payment: Get Status.',
+			'The execution pauses here until Little Pay calls its resume URL. Create and Collect set it as the Callback URL themselves; for Wait for Completion, create the intent with the Callback URL {{ $execution.resumeUrl }}. At the timeout the execution goes on with timedOut: true and status PENDING (no callback came): look the status up there with Payment: Get Status.',
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',

@@ -4,11 +4,21 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { requireText } from '../../helpers/validation';
 import { expectSuccess, isLost, sendOnce } from '../../transport';
 import { showFor, simplifyField, simplifyPayment } from '../common';
-import { paymentIdField, waitTimeoutField } from './fields';
+import { paymentIdField } from './fields';
+import { getPaymentStatus } from './getStatus.operation';
+import {
+	longPollTimeoutField,
+	pauseFields,
+	pauseForCallback,
+	readPause,
+	waitForPaymentField,
+} from './pause';
 
 export const description: INodeProperties[] = showFor('payment', 'waitForCompletion', [
 	paymentIdField,
-	waitTimeoutField,
+	waitForPaymentField('longPoll', false),
+	longPollTimeoutField,
+	...pauseFields,
 	simplifyField,
 ]);
 
@@ -64,7 +74,11 @@ export async function waitForFinalStatus(
 	return { ...record, timedOut: true, requests };
 }
 
-/** Waits until a payment is COMPLETED or FAILED, or the timeout passes. */
+/**
+ * Waits until a payment is COMPLETED or FAILED, or the timeout passes: holding a long poll, or
+ * paused until Little Pay calls the execution's resume URL (which the intent must have been created
+ * with as its Callback URL, e.g. {{ $execution.resumeUrl }}); one lookup first decides a settled one.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const paymentId = requireText(
 		this.getNode(),
@@ -72,9 +86,23 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this.getNodeParameter('paymentId', itemIndex),
 		'Reference or Key',
 	);
+	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	if (this.getNodeParameter('waitForPayment', itemIndex, 'longPoll') === 'pause') {
+		const pause = readPause(this, itemIndex);
+		const record = await getPaymentStatus(this, itemIndex, paymentId, false);
+		if (FINAL.has(String(record.status))) {
+			return { ...(simplify ? simplifyPayment(record) : record), timedOut: false, requests: 1 };
+		}
+		return await pauseForCallback(
+			this,
+			itemIndex,
+			{ reference: record.reference, key: record.key, amount: record.amount },
+			pause.timeoutMinutes,
+		);
+	}
 	const timeout = this.getNodeParameter('waitTimeoutSeconds', itemIndex, 300) as number;
 	const result = await waitForFinalStatus(this, itemIndex, paymentId, timeout);
-	return (this.getNodeParameter('simplify', itemIndex, true) as boolean)
+	return simplify
 		? { ...simplifyPayment(result), timedOut: result.timedOut, requests: result.requests }
 		: result;
 }

@@ -80,6 +80,26 @@ describe('Payment Intent: Create', () => {
 		expect(await sb.received()).toEqual([]);
 	});
 
+	it.each([
+		['a Unix timestamp in milliseconds', Date.now()],
+		['a Unix timestamp in seconds', Math.floor(Date.now() / 1000)],
+		['a fraction', 2.5],
+		['zero', 0],
+		['more than 30 days', 43201],
+	])('refuses Expires In given as %s before sending anything', async (_label, expiresAt) => {
+		const workflow = loadFixture('payment-intent-create.json', {
+			ITEMS: JSON.stringify([item({ key: 'expiry001' })]),
+		});
+		const node = workflow.nodes.find((n) => n.name === 'Little Pay')!;
+		(node.parameters.additionalFields as Record<string, unknown>).expiresAt = expiresAt;
+		await sb.received();
+		const result = await runWorkflow(workflow, { credentials: sb.credentials });
+		expect(result.error?.message).toBe(
+			`Item 0: Expires In (Minutes) must be whole minutes from 1 to 43200 (got ${expiresAt})`,
+		);
+		expect(await sb.received()).toEqual([]);
+	});
+
 	it('resolves a create whose answer was lost by looking the key up, leaving exactly one intent', async () => {
 		await sb.post('/sandbox/faults', {
 			rules: [{ method: 'POST', pathPrefix: '/api/payments/', drop: 'after', times: 1 }],

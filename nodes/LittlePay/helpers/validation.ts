@@ -57,6 +57,29 @@ export function invalidInput(
 	});
 }
 
+/** The longest expiry the node sends: 30 days, in minutes (the sandbox refuses longer ones too). */
+export const MAX_EXPIRES_IN_MINUTES = 43200;
+
+/** Checks an intent expiry: whole minutes from 1 to 30 days (Little Pay counts expiresAt in minutes). */
+export function validateExpiresIn(node: INode, itemIndex: number, value: unknown): number {
+	const minutes = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (
+		typeof minutes !== 'number' ||
+		!Number.isInteger(minutes) ||
+		minutes < 1 ||
+		minutes > MAX_EXPIRES_IN_MINUTES
+	) {
+		invalidInput(
+			node,
+			itemIndex,
+			'Expires In (Minutes)',
+			`must be whole minutes from 1 to ${MAX_EXPIRES_IN_MINUTES} (got ${String(value)})`,
+			'Little Pay counts expiresAt in minutes from now, not as a timestamp: e.g. 30 for half an hour, 1440 for a day',
+		);
+	}
+	return minutes;
+}
+
 /** Checks an amount is a positive finite number and returns it. */
 export function validateAmount(
 	node: INode,

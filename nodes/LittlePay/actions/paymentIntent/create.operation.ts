@@ -1,6 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
+import {
+	invalidInput,
+	MAX_EXPIRES_IN_MINUTES,
+	requireText,
+	validateAmount,
+	validateExpiresIn,
+	validateUrl,
+} from '../../helpers/validation';
 import { createOnce, credentialData, expectSuccess } from '../../transport';
 import { isExecutionRetry, keyForItem, showFor } from '../common';
 import {
@@ -157,9 +164,9 @@ export const intentFields: INodeProperties[] = [
 				displayName: 'Expires In (Minutes)',
 				name: 'expiresAt',
 				type: 'number',
-				typeOptions: { minValue: 1 },
+				typeOptions: { minValue: 1, maxValue: MAX_EXPIRES_IN_MINUTES, numberPrecision: 0 },
 				default: 30,
-				description: 'Minutes until the intent expires',
+				description: 'Whole minutes until the intent expires, from 1 to 43200 (30 days)',
 			},
 			{
 				displayName: 'Return URL',
@@ -248,7 +255,7 @@ export async function createIntent(
 	if (extra.returnUrl)
 		body.returnUrl = validateUrl(node, itemIndex, extra.returnUrl as string, 'Return URL');
 	if (extra.expiresAt !== undefined)
-		body.expiresAt = validateAmount(node, itemIndex, extra.expiresAt, 'Expires In (Minutes)');
+		body.expiresAt = validateExpiresIn(node, itemIndex, extra.expiresAt);
 	// A paused checkout link stops being payable when the execution stops waiting for it.
 	else if (pause) body.expiresAt = Math.ceil(pause.timeoutMinutes);
 	const address: IDataObject = {

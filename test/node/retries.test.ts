@@ -251,3 +251,75 @@ describe('keys that exist already', () => {
 		expect(await sb.received()).toEqual([]);
 	});
 });
+
+describe('refunds, which have no key, are sent once under every n8n retry', () => {
+	/** A COMPLETED M-Pesa payment. */
+	async function paid(amount: number) {
+		const intent = await sb.createIntent({ amount });
+		await sb.post(`/pay/${intent.reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
+		const record = await sb.status(intent.key, '?longPoll=true');
+		if (record.status !== 'COMPLETED') throw new Error(`payment is ${String(record.status)}`);
+		return intent.reference;
+	}
+
+	async function refundsPerPayment(references: string[]): Promise<number[]> {
+		const all = (await sb.get('/sandbox/ledger')).data.data.refunds as Array<{ reference: string }>;
+		return references.map((ref) => all.filter((r) => r.reference === ref).length);
+	}
+
+	/** The first two refunds go through; the third is refused (422), so the node fails. */
+	async function refuseThirdRefund() {
+		await sb.post('/sandbox/faults', {
+			rules: [
+				{ method: 'POST', pathPrefix: '/api/refund/', times: 2 },
+				{ method: 'POST', pathPrefix: '/api/refund/', status: 422, times: 1 },
+			],
+		});
+	}
+
+	it.each([
+		['retried from the Executions list', false],
+		["the node's own Retry On Fail", true],
+	])('partial refunds, %s: 1, 1, 1', async (_label, retryOnFail) => {
+		const references = [await paid(1000), await paid(1001), await paid(1002)];
+		const items = references.map((paymentId) => ({ paymentId, amount: 100 }));
+		const json = workflow(
+			'refund-create.json',
+			items,
+			retryOnFail ? { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } : {},
+		);
+		await sb.received();
+		await refuseThirdRefund();
+		let result = await run(json);
+		if (!retryOnFail) {
+			expect(result.error?.message).toMatch(/^Little Pay:/);
+			expect(await refundsPerPayment(references)).toEqual([1, 1, 0]);
+			result = await run(json, result);
+		}
+		expect(result.error).toBeUndefined();
+		expect(await refundsPerPayment(references)).toEqual([1, 1, 1]);
+		expect(result.output('Little Pay').map((i) => i.json.alreadyRefunded ?? false)).toEqual([
+			true,
+			true,
+			false,
+		]);
+	});
+
+	it('a refund whose answer was lost is not sent again by a retry: the item says to check first', async () => {
+		const references = [await paid(1003)];
+		const json = workflow('refund-create.json', [{ paymentId: references[0], amount: 100 }]);
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/api/refund/', drop: 'after', times: 1 }],
+		});
+		const original = await run(json);
+		expect(original.error?.message).toMatch(/Item 0: the outcome of the refund is unknown/);
+		const retry = await run(json, original);
+		expect(retry.error?.message).toBe(
+			'Item 0: the outcome of the refund is unknown (an earlier attempt of this execution sent it and got no answer)',
+		);
+		expect(await refundsPerPayment(references)).toEqual([1]);
+	});
+});

@@ -105,10 +105,57 @@ export function keyForItem(
 			'The first attempt left no Little Pay run token (it stopped before this node ran, n8n stopped mid-run, or it ran an older version of this node), so a new key could pay a second time. Map a Key from your data, e.g. {{ $json.orderId }}, or check the first attempt in the Little Pay dashboard and start a new execution for what was not paid.',
 		);
 	}
-	const runIndex = context.getWorkflowDataProxy(itemIndex).$runIndex as number;
 	return {
-		key: deterministicKey(token, context.getNode().id, runIndex, itemIndex, operation),
+		key: deterministicKey(
+			token,
+			context.getNode().id,
+			runIndexOf(context, itemIndex),
+			itemIndex,
+			operation,
+		),
 		generated: true,
+	};
+}
+
+/** Which run of this node in the execution this is (nodes in a loop run several times). */
+function runIndexOf(context: IExecuteFunctions, itemIndex: number): number {
+	return context.getWorkflowDataProxy(itemIndex).$runIndex as number;
+}
+
+const SENT = 'littlePaySent';
+
+/** What an earlier attempt of this execution sent for an item, kept in the flow context. */
+export interface SentRecord {
+	/** The gateway's answer once known; absent while the outcome is unknown. */
+	answer?: IDataObject;
+}
+
+/**
+ * The record of a keyless request (a refund) for this item of this node run, kept in the execution's
+ * flow context, which n8n carries into Retry On Fail and retried executions: a re-run finds what the
+ * first attempt sent instead of sending it again. Undefined `known` means a retried execution whose
+ * first attempt left no context, where nothing can be told about what it sent.
+ */
+export function sentRecordFor(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	operation: string,
+): {
+	known: boolean;
+	get(): SentRecord | undefined;
+	set(record: SentRecord | undefined): void;
+} {
+	const flow = context.getContext('flow');
+	const known = runToken(context) !== undefined;
+	const id = `${context.getNode().id}|${runIndexOf(context, itemIndex)}|${itemIndex}|${operation}`;
+	const records = (flow[SENT] ??= {}) as Record<string, SentRecord>;
+	return {
+		known,
+		get: () => records[id],
+		set: (record) => {
+			if (record) records[id] = record;
+			else delete records[id];
+		},
 	};
 }
 

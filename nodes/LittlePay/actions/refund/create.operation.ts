@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
-import { createOnce, expectSuccess } from '../../transport';
-import { showFor } from '../common';
+import { createOnce, expectSuccess, throwUnknownOutcome } from '../../transport';
+import { sentRecordFor, showFor } from '../common';
 import { paymentIdField } from '../payment/fields';
 import { getPaymentStatus } from '../payment/getStatus.operation';
 
@@ -48,7 +48,11 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
 	},
 ]);
 
-/** Creates a refund. Never resent automatically: no endpoint can tell whether a lost one happened. */
+/**
+ * Creates a refund. Never resent automatically: no endpoint can tell whether a lost one happened.
+ * Every way n8n re-runs the item (Retry On Fail, retrying the execution) finds the refund the first
+ * attempt sent in the execution's context and returns it instead of refunding twice.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const node = this.getNode();
 	const paymentId = requireText(
@@ -62,9 +66,35 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const callbackUrl = this.getNodeParameter('refundCallbackUrl', itemIndex, '') as string;
 	// Inputs are checked before the status lookup, so a bad item sends nothing at all.
 	if (callbackUrl) validateUrl(node, itemIndex, callbackUrl, 'Callback URL');
+	const partialAmount =
+		refundType === 'partial'
+			? validateAmount(node, itemIndex, this.getNodeParameter('amount', itemIndex))
+			: undefined;
+	// A refund has no key: what an earlier attempt of this execution sent is in its flow context.
+	const sent = sentRecordFor(this, itemIndex, 'refund');
+	if (!sent.known) {
+		invalidInput(
+			node,
+			itemIndex,
+			'Refund',
+			'cannot be sent in this retried execution: its first attempt left no record of the refunds it sent',
+			'The first attempt stopped before any Little Pay node ran, n8n stopped mid-run, or an older version of this node ran. Check the payment in the Little Pay dashboard and refund what is missing in a new execution.',
+		);
+	}
+	const earlier = sent.get();
+	if (earlier?.answer) return { ...earlier.answer, alreadyRefunded: true };
+	if (earlier) {
+		throwUnknownOutcome(
+			this,
+			itemIndex,
+			'refund',
+			'an earlier attempt of this execution sent it and got no answer',
+			'Check the payment in the Little Pay dashboard before refunding again: the refund may have gone through.',
+		);
+	}
 	let amount: number;
-	if (refundType === 'partial') {
-		amount = validateAmount(node, itemIndex, this.getNodeParameter('amount', itemIndex));
+	if (partialAmount !== undefined) {
+		amount = partialAmount;
 	} else {
 		const record = await getPaymentStatus(this, itemIndex, paymentId, false);
 		const paid = validateAmount(node, itemIndex, record.amount, 'Amount (from the payment record)');
@@ -84,6 +114,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const body: IDataObject = { amount };
 	if (reason) body.reason = reason;
 	if (callbackUrl) body.callbackUrl = callbackUrl;
+	sent.set({});
 	const { response } = await createOnce(
 		this,
 		{
@@ -96,6 +127,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		undefined,
 		'refund',
 	);
+	if (response.statusCode >= 400) sent.set(undefined); // refused: nothing was refunded
 	const data = expectSuccess(this, response, itemIndex);
-	return { paymentId, amount, status: data.status, message: data.message };
+	const answer = { paymentId, amount, status: data.status, message: data.message };
+	sent.set({ answer });
+	return answer;
 }

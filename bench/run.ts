@@ -3,6 +3,7 @@
 import { benchCallbacks } from './callbacks';
 import { failureCount } from './lib';
 import { benchNodeOverhead } from './nodeOverhead';
+import { benchPausedWaits } from './pausedWaits';
 import { benchPayouts } from './payouts';
 import { benchReliability } from './reliability';
 import { benchTriggerLoad } from './triggerLoad';
@@ -11,6 +12,7 @@ import { benchWaiting } from './waiting';
 const benches: Record<string, () => Promise<void>> = {
 	callbacks: benchCallbacks,
 	nodeOverhead: benchNodeOverhead,
+	pausedWaits: benchPausedWaits,
 	payouts: benchPayouts,
 	reliability: benchReliability,
 	triggerLoad: benchTriggerLoad,

@@ -1,7 +1,7 @@
 // "Pause Until Little Pay Calls Back" in a real n8n 2.41.1: the execution waits in n8n's database,
 // survives a restart of n8n, refuses forged, tampered, stale and unsigned resume calls, resumes once
 // with the genuine signed callback, and goes on by itself at its timeout. Against the sandbox.
-import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { N8nApi, freePort, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
 import { loadExample, sandboxCredentials, waitFor } from './helpers';
 import { pausingWorkflowJson } from './pauseWorkflow';
+import { webhookNode } from './workflowParts';
 
 jest.setTimeout(600000);
 
@@ -281,14 +282,7 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 		const nodes = workflow.nodes as Json[];
 		const path = `example6-${Date.now().toString(36)}`;
 		// The demo starts it by hand; here a Webhook starts it.
-		nodes[0] = {
-			name: 'Start',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			position: [0, 0],
-			webhookId: randomUUID(),
-			parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-		};
+		nodes[0] = webhookNode(path, 'Start');
 		const { id, versionId } = await api.createWorkflow(workflow);
 		await api.activateWorkflow(id, versionId);
 		await start(path, {});

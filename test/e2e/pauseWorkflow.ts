@@ -1,6 +1,8 @@
 // The workflow the pause tests run in n8n: Webhook -> Little Pay (paused) -> Paid (No Operation).
 import { randomUUID } from 'node:crypto';
 
+import { chain, littlePayNode, noOpNode, webhookNode } from './workflowParts';
+
 /** Builds the workflow and the path its Webhook listens on. */
 export function pausingWorkflowJson(
 	operation: 'create' | 'collect',
@@ -38,38 +40,8 @@ export function pausingWorkflowJson(
 				};
 	const workflow = {
 		name: `Pause ${operation} ${path}`,
-		nodes: [
-			{
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-			},
-			{
-				name: 'Little Pay',
-				type: 'n8n-nodes-littlepay.littlePay',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters,
-				credentials: {
-					littlePayBasicApi: { id: ids.basicId, name: 'basic' },
-					littlePayApiKeyApi: { id: ids.apiKeyId, name: 'key' },
-				},
-			},
-			{
-				name: 'Paid',
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [440, 0],
-				parameters: {},
-			},
-		],
-		connections: {
-			Webhook: { main: [[{ node: 'Little Pay', type: 'main', index: 0 }]] },
-			'Little Pay': { main: [[{ node: 'Paid', type: 'main', index: 0 }]] },
-		},
+		nodes: [webhookNode(path), littlePayNode(parameters, ids), noOpNode('Paid', [440, 0])],
+		connections: chain('Webhook', 'Little Pay', 'Paid'),
 	};
 	return { workflow, path };
 }

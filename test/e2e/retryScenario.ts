@@ -8,6 +8,7 @@ import axios from 'axios';
 import type { SandboxHandle } from '../../sandbox';
 import type { N8nApi } from '../../scripts/n8n';
 import { sandboxCredentials, waitFor } from './helpers';
+import { chain, littlePayNode, webhookNode } from './workflowParts';
 
 type Json = Record<string, unknown>;
 
@@ -18,48 +19,28 @@ export interface RetryCounts {
 	prompts?: number[];
 }
 
-function littlePayNode(
-	operation: 'payouts' | 'collect',
-	ids: { basicId: string; apiKeyId: string },
-	callbackUrl: string,
-): Json {
-	const common = {
-		name: 'Little Pay',
-		type: 'n8n-nodes-littlepay.littlePay',
-		typeVersion: 1,
-		position: [440, 0],
-		credentials: {
-			littlePayBasicApi: { id: ids.basicId, name: 'basic' },
-			littlePayApiKeyApi: { id: ids.apiKeyId, name: 'key' },
-		},
-	};
+function littlePayParameters(operation: 'payouts' | 'collect', callbackUrl: string): Json {
 	if (operation === 'payouts') {
 		return {
-			...common,
-			parameters: {
-				resource: 'disbursement',
-				operation: 'create',
-				method: 'MPESA',
-				amount: '={{ $json.amount }}',
-				to: '={{ $json.to }}',
-				key: '',
-				checkLimits: false,
-			},
+			resource: 'disbursement',
+			operation: 'create',
+			method: 'MPESA',
+			amount: '={{ $json.amount }}',
+			to: '={{ $json.to }}',
+			key: '',
+			checkLimits: false,
 		};
 	}
 	return {
-		...common,
-		parameters: {
-			resource: 'mobileMoney',
-			operation: 'collect',
-			amount: '={{ $json.amount }}',
-			description: '={{ $json.description }}',
-			callbackUrl,
-			key: '',
-			network: 'MPESA',
-			mobile: '={{ $json.mobile }}',
-			wait: false,
-		},
+		resource: 'mobileMoney',
+		operation: 'collect',
+		amount: '={{ $json.amount }}',
+		description: '={{ $json.description }}',
+		callbackUrl,
+		key: '',
+		network: 'MPESA',
+		mobile: '={{ $json.mobile }}',
+		waitForPayment: 'no',
 	};
 }
 
@@ -87,14 +68,7 @@ export async function failAndRetry(
 	const workflow = {
 		name: `Retry ${operation} ${tag}`,
 		nodes: [
-			{
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-			},
+			webhookNode(path),
 			{
 				name: 'Rows',
 				type: 'n8n-nodes-base.splitOut',
@@ -102,12 +76,13 @@ export async function failAndRetry(
 				position: [220, 0],
 				parameters: { fieldToSplitOut: 'body.rows', options: {} },
 			},
-			littlePayNode(operation, ids, `${sandbox.baseUrl}/sandbox/merchant`),
+			littlePayNode(
+				littlePayParameters(operation, `${sandbox.baseUrl}/sandbox/merchant`),
+				ids,
+				[440, 0],
+			),
 		],
-		connections: {
-			Webhook: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
-			Rows: { main: [[{ node: 'Little Pay', type: 'main', index: 0 }]] },
-		},
+		connections: chain('Webhook', 'Rows', 'Little Pay'),
 	};
 	const { id, versionId } = await api.createWorkflow(workflow);
 	await api.activateWorkflow(id, versionId);

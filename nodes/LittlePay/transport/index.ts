@@ -441,13 +441,10 @@ export async function processOnce(
 		);
 		const attempt = existingAttempt(record, body.type);
 		if (attempt) {
+			const provider = attempt.provider ?? body.type;
+			const message = `Not asked again: this intent already has a ${String(provider)} payment attempt (${String(attempt.status)})`;
 			return {
-				data: {
-					status: attempt.status,
-					message: `Not asked again: this intent already has a ${String(attempt.provider ?? body.type)} payment attempt (${String(attempt.status)})`,
-					provider: attempt.provider ?? body.type,
-					reference,
-				},
+				data: { status: attempt.status, message, provider, reference },
 				recovered: false,
 				alreadyPrompted: true,
 			};
@@ -471,13 +468,9 @@ export async function processOnce(
 	);
 	const attempt = existingAttempt(record, body.type);
 	if (attempt) {
+		const message = 'Recovered from the status record (the first answer was lost)';
 		return {
-			data: {
-				status: attempt.status,
-				message: 'Recovered from the status record (the first answer was lost)',
-				provider: body.type,
-				reference,
-			},
+			data: { status: attempt.status, message, provider: body.type, reference },
 			recovered: true,
 		};
 	}

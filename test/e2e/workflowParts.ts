@@ -1,0 +1,50 @@
+// Nodes the real-n8n tests and benches build workflows from: a production Webhook that answers at
+// once, the Little Pay node with the sandbox credentials, a No Operation, and a straight chain.
+import { randomUUID } from 'node:crypto';
+
+type Json = Record<string, unknown>;
+
+/** A POST Webhook start node that answers as soon as the execution starts. */
+export function webhookNode(path: string, name = 'Webhook'): Json {
+	return {
+		name,
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: randomUUID(),
+		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+	};
+}
+
+/** The Little Pay node with both sandbox credentials attached. */
+export function littlePayNode(
+	parameters: Json,
+	ids: { basicId: string; apiKeyId: string },
+	position: [number, number] = [220, 0],
+): Json {
+	return {
+		name: 'Little Pay',
+		type: 'n8n-nodes-littlepay.littlePay',
+		typeVersion: 1,
+		position,
+		parameters,
+		credentials: {
+			littlePayBasicApi: { id: ids.basicId, name: 'basic' },
+			littlePayApiKeyApi: { id: ids.apiKeyId, name: 'key' },
+		},
+	};
+}
+
+/** A No Operation node: where a real workflow would go on. */
+export function noOpNode(name: string, position: [number, number]): Json {
+	return { name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position, parameters: {} };
+}
+
+/** Connections of nodes run one after another, in the order given. */
+export function chain(...names: string[]): Json {
+	return Object.fromEntries(
+		names
+			.slice(0, -1)
+			.map((name, i) => [name, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
+	);
+}

@@ -53,6 +53,8 @@ async function runSide(
 		currency: 'KES',
 		description: '={{ $json.body.description }}',
 		key: '={{ $json.body.key }}',
+		// Used by the long poll side; the pause replaces it with the execution's resume URL.
+		callbackUrl: `${sandbox.baseUrl}/sandbox/merchant`,
 		network: 'MPESA',
 		// Ending in 3: the simulated payer never answers; the bench settles each payment itself.
 		mobile: '+254712345673',
@@ -122,8 +124,10 @@ async function runSide(
 	while (finished < PAYMENTS) {
 		if (Date.now() > deadline) throw new Error(`${mode}: only ${finished} executions finished`);
 		const res = await api.http.get('/rest/executions', {
-			params: { filter: JSON.stringify({ workflowId: id }), limit: 2 * PAYMENTS },
+			params: { filter: JSON.stringify({ workflowId: id }), limit: PAYMENTS },
 		});
+		if (res.status !== 200)
+			throw new Error(`list executions: HTTP ${res.status} ${JSON.stringify(res.data)}`);
 		const list = (res.data as { data: { results: Array<{ status: string }> } }).data.results;
 		maxRunning = Math.max(maxRunning, list.filter((e) => e.status === 'running').length);
 		finished = list.filter((e) => e.status === 'success' || e.status === 'error').length;

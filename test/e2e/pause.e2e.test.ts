@@ -60,12 +60,14 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 	async function pausingWorkflow(
 		operation: 'create' | 'collect',
 		timeout: { amount: number; unit: string },
+		expiresInMinutes?: number,
 	): Promise<{ id: string; path: string }> {
 		const { workflow, path } = pausingWorkflowJson(
 			operation,
 			timeout,
 			ids,
 			sandbox.merchant.publicKeyPem,
+			expiresInMinutes,
 		);
 		const { id, versionId } = await api.createWorkflow(workflow);
 		await api.activateWorkflow(id, versionId);
@@ -133,8 +135,9 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 	}
 
 	it('a checkout link paid after an n8n restart resumes the execution once, verified, with COMPLETED; the timeout goes on by itself', async () => {
-		// A one-minute pause that nobody pays, started first so its timeout runs during the rest.
-		const lapsing = await pausingWorkflow('create', { amount: 1, unit: 'minutes' });
+		// A one-minute pause that nobody pays, started first so its timeout runs during the rest. Its
+		// intent expires later than the pause (else the sandbox's FAILED callback at expiry may come first).
+		const lapsing = await pausingWorkflow('create', { amount: 1, unit: 'minutes' }, 10);
 		const lapsingKey = `lapse${Date.now().toString(36)}`;
 		await start(lapsing.path, { amount: 900, description: 'Never paid', key: lapsingKey });
 

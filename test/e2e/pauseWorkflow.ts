@@ -9,6 +9,7 @@ export function pausingWorkflowJson(
 	timeout: { amount: number; unit: string },
 	ids: { basicId: string; apiKeyId: string },
 	publicKeyPem: string,
+	expiresInMinutes?: number,
 ): { workflow: Record<string, unknown>; path: string } {
 	const path = `pause-${randomUUID()}`;
 	const common = {
@@ -29,6 +30,7 @@ export function pausingWorkflowJson(
 					operation: 'create',
 					additionalFields: {
 						billingAddress: { address: { email: 'amina@example.com' } },
+						...(expiresInMinutes ? { expiresAt: expiresInMinutes } : {}),
 					},
 				}
 			: {

@@ -42,6 +42,8 @@ async function main(): Promise<void> {
 			? readFileSync(env.SANDBOX_PRIVATE_KEY_FILE, 'utf8')
 			: undefined,
 		allowRemoteCallbacks: env.SANDBOX_ALLOW_REMOTE_CALLBACKS === '1',
+		publicUrl: env.SANDBOX_PUBLIC_URL || undefined,
+		minuteMs: numberFrom('SANDBOX_MINUTE_MS', env.SANDBOX_MINUTE_MS),
 		quiet: env.SANDBOX_QUIET === '1',
 	};
 	const sandbox = await startSandbox(options);

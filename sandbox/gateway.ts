@@ -36,13 +36,17 @@ const BILLING_FIELDS: Array<keyof BillingAddress> = [
 	'phoneNumber',
 ];
 
-/** setTimeout cannot wait longer than this; longer expiries are clamped (they are far beyond any test). */
+/** setTimeout cannot wait longer than this (about 24.8 days); longer waits are chained. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** The longest expiresAt the sandbox accepts, in minutes: 30 days. */
+export const MAX_EXPIRES_AT_MINUTES = 43200;
+
 export interface GatewayOptions {
-	baseUrl: () => string;
 	pinDelayMs: number;
 	callbacks: CallbackSender;
+	/** How long one minute of expiresAt lasts (60000 outside tests). */
+	minuteMs: number;
 }
 
 /** Outcome of the payer simulation for a mobile number's last digit. */
@@ -111,15 +115,19 @@ export class Gateway {
 
 	// ---- timers and waiters -------------------------------------------------------------
 
-	/** Runs fn later unless the sandbox was reset or closed meanwhile. */
+	/**
+	 * Runs fn later unless the sandbox was reset or closed meanwhile. A wait longer than one timer
+	 * can hold (about 24.8 days) is chained, so a 40-day expiry fires after 40 days, not 24.8.
+	 */
 	private later(ms: number, fn: () => void): void {
-		const timer = setTimeout(
-			() => {
-				this.timers.delete(timer);
-				if (!this.closed) fn();
-			},
-			Math.min(Math.max(0, ms), MAX_TIMER_MS),
-		);
+		const wait = Math.max(0, ms);
+		const step = Math.min(wait, MAX_TIMER_MS);
+		const timer = setTimeout(() => {
+			this.timers.delete(timer);
+			if (this.closed) return;
+			if (wait > step) this.later(wait - step, fn);
+			else fn();
+		}, step);
 		timer.unref();
 		this.timers.add(timer);
 	}
@@ -220,11 +228,18 @@ export class Gateway {
 		const returnUrl = returnUrlRaw ? requireHttpUrl(returnUrlRaw, 'returnUrl') : null;
 		let expiresInMinutes = 30;
 		if (b.expiresAt !== undefined && b.expiresAt !== null) {
-			if (typeof b.expiresAt !== 'number' || !Number.isFinite(b.expiresAt) || b.expiresAt <= 0) {
+			// Minutes from now, as the interface says: a timestamp (seconds or milliseconds) is refused,
+			// not read as minutes, which made expiry dates no Date can hold.
+			if (
+				typeof b.expiresAt !== 'number' ||
+				!Number.isInteger(b.expiresAt) ||
+				b.expiresAt < 1 ||
+				b.expiresAt > MAX_EXPIRES_AT_MINUTES
+			) {
 				throw new SandboxError(
 					400,
 					'INVALID_FIELD',
-					'expiresAt must be a number of minutes greater than 0',
+					`expiresAt must be whole minutes from 1 to ${MAX_EXPIRES_AT_MINUTES} (30 days), counted from now`,
 				);
 			}
 			expiresInMinutes = b.expiresAt;
@@ -297,7 +312,7 @@ export class Gateway {
 			billingAddress,
 			customData,
 			createdAt: new Date(now).toISOString(),
-			expiresAtMs: now + expiresInMinutes * 60_000,
+			expiresAtMs: now + expiresInMinutes * this.options.minuteMs,
 			status: 'PENDING',
 			message: 'Awaiting payment',
 			provider: null,
@@ -526,7 +541,7 @@ export class Gateway {
 	// ---- cards --------------------------------------------------------------------------
 
 	/** Validates the card and opens a 3-D Secure session; only last4 and brand are kept. */
-	cspaToken(intent: Intent, body: unknown): Record<string, unknown> {
+	cspaToken(intent: Intent, body: unknown, base: string): Record<string, unknown> {
 		const b = requireObjectBody(body);
 		if (b.type !== 'CARDS') throw new SandboxError(400, 'INVALID_FIELD', 'type must be "CARDS"');
 		const card = validateCard(b.payment);
@@ -539,12 +554,13 @@ export class Gateway {
 			stepUp: 'none',
 		};
 		intent.card = session;
+		this.notify(intent.reference);
 		return {
 			reference: intent.reference,
 			message: 'Device data collection token created',
 			paToken: {
 				accessToken: session.accessToken,
-				deviceDataCollectionUrl: `${this.options.baseUrl()}/sandbox/3ds/collect`,
+				deviceDataCollectionUrl: `${base}/sandbox/3ds/collect`,
 				referenceId: session.referenceId,
 				token: randomBytes(16).toString('hex'),
 			},
@@ -563,7 +579,14 @@ export class Gateway {
 	}
 
 	/** Enrolment check: the test card decides the action. */
-	enroll(intent: Intent, body: unknown): Record<string, unknown> {
+	enroll(intent: Intent, body: unknown, base: string): Record<string, unknown> {
+		const answer = this.enrollCard(intent, body, base);
+		// A card process held by a long poll waits for this.
+		this.notify(intent.reference);
+		return answer;
+	}
+
+	private enrollCard(intent: Intent, body: unknown, base: string): Record<string, unknown> {
 		const b = requireObjectBody(body);
 		if (!isObject(b.deviceInformation))
 			throw new SandboxError(400, 'MISSING_FIELD', 'deviceInformation is required (an object)');
@@ -614,7 +637,7 @@ export class Gateway {
 			return {
 				action: 'AUTHENTICATE',
 				accessToken: card.stepUpToken,
-				stepUpUrl: `${this.options.baseUrl()}/sandbox/3ds/step-up`,
+				stepUpUrl: `${base}/sandbox/3ds/step-up`,
 			};
 		}
 		card.enrollAction = 'MAKE_PAYMENT';
@@ -640,7 +663,22 @@ export class Gateway {
 			return card?.stepUp === 'approved' ? 'approved' : 'failed';
 		if (!md || md !== intent.reference) card.stepUp = 'failed';
 		else card.stepUp = decision === 'approve' ? 'approved' : 'declined';
+		this.notify(intent.reference);
 		return card.stepUp;
+	}
+
+	/**
+	 * Whether 3-D Secure has not settled yet for the intent's card: no card, not enrolled, or a
+	 * step-up waiting for the cardholder. A long-polling card process is held while this is true.
+	 */
+	cardUnsettled(intent: Intent): boolean {
+		const card = intent.card;
+		if (intent.status === 'COMPLETED' || this.expired(intent)) return false;
+		return (
+			!card ||
+			!card.enrollAction ||
+			(card.enrollAction === 'AUTHENTICATE' && card.stepUp === 'pending')
+		);
 	}
 
 	/** Card payment: synchronous, COMPLETED or FAILED with the reason in message. */

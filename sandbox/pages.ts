@@ -50,11 +50,29 @@ export function stepUpPage(
 	);
 }
 
-/** Result page after a step-up decision when there is no redirect URL. */
-export function stepUpDonePage(outcome: string): string {
+/**
+ * Result page after a step-up decision. It posts { action: "MAKE_PAYMENT" } (with the outcome) to
+ * the window that opened or framed it, which Little Pay's SDK waits for before it processes the
+ * card, then goes on to the intent's authentication redirect URL when there is one.
+ */
+export function stepUpDonePage(outcome: string, redirectTo?: string): string {
+	const message = JSON.stringify({ action: 'MAKE_PAYMENT', authentication: outcome }).replace(
+		/</g,
+		'\\u003c',
+	);
+	const target = redirectTo ? JSON.stringify(redirectTo).replace(/</g, '\\u003c') : 'null';
 	return page(
 		'3-D Secure result',
-		`<h1>Authentication ${esc(outcome)}</h1><p>You can close this window.</p>`,
+		`<h1>Authentication ${esc(outcome)}</h1><p>${redirectTo ? `Continuing to <a id="continue" href="${esc(redirectTo)}">the shop</a>.` : 'You can close this window.'}</p>
+<script>
+(function () {
+	var message = ${message};
+	var to = window.opener || (window.parent !== window ? window.parent : null);
+	if (to) to.postMessage(message, '*');
+	var next = ${target};
+	if (next) window.location.replace(next);
+})();
+</script>`,
 	);
 }
 

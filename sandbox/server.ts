@@ -113,7 +113,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		allowRemote: options.allowRemoteCallbacks ?? false,
 		log,
 	});
-	const gateway = new Gateway({ baseUrl: () => baseUrl, pinDelayMs, callbacks });
+	const gateway = new Gateway({ pinDelayMs, callbacks, minuteMs: options.minuteMs ?? 60_000 });
 	let faultRules: FaultRule[] = [];
 	let requestLog: RequestLogEntry[] = [];
 	let seq = 0;
@@ -169,6 +169,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			throw new SandboxError(401, 'UNAUTHORIZED', 'X-API-KEY is wrong');
 	};
 
+	/**
+	 * Where links in an answer point: the configured public URL, else the scheme and host the request
+	 * came to (a proxy's X-Forwarded-Proto/-Host included), so they work through a proxy too.
+	 */
+	const publicBase = (req: IncomingMessage): string => {
+		if (options.publicUrl) return options.publicUrl.replace(/\/+$/, '');
+		const first = (value: string | string[] | undefined) =>
+			(Array.isArray(value) ? value[0] : value)?.split(',')[0].trim();
+		const host = first(req.headers['x-forwarded-host']) ?? first(req.headers.host);
+		if (!host || !/^[A-Za-z0-9.\-\[\]:]+$/.test(host)) return baseUrl;
+		const proto = first(req.headers['x-forwarded-proto']) === 'https' ? 'https' : 'http';
+		return `${proto}://${host}`;
+	};
+
 	// ---- API handlers -------------------------------------------------------------------
 
 	const createIntent: Handler = (ctx) => {
@@ -176,7 +190,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const intent = gateway.createIntent(ctx.body);
 		return envelope({
 			reference: intent.reference,
-			checkoutUrl: `${baseUrl}/checkout/${intent.reference}`,
+			checkoutUrl: `${publicBase(ctx.req)}/checkout/${intent.reference}`,
 			message: 'Payment intent created',
 		});
 	};
@@ -200,15 +214,42 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	};
 
 	const cspaToken: Handler = (ctx) =>
-		envelope(gateway.cspaToken(gateway.findByReference(ctx.params[0]), ctx.body));
+		envelope(
+			gateway.cspaToken(gateway.findByReference(ctx.params[0]), ctx.body, publicBase(ctx.req)),
+		);
 
 	const enroll: Handler = (ctx) =>
-		envelope(gateway.enroll(gateway.findByReference(ctx.params[0]), ctx.body));
+		envelope(gateway.enroll(gateway.findByReference(ctx.params[0]), ctx.body, publicBase(ctx.req)));
+
+	/**
+	 * A long-polling card process sent before enrolment or during a step-up (as Little Pay's browser
+	 * SDK does by default) is held until 3-D Secure settles, the long-poll timeout, or hang-up.
+	 */
+	const holdWhileCardUnsettled = async (ctx: Ctx, intent: Intent): Promise<boolean> => {
+		const deadline = Date.now() + longPollTimeoutMs;
+		while (gateway.cardUnsettled(intent) && !closing && !ctx.signal.aborted) {
+			const left = deadline - Date.now();
+			if (left <= 0) break;
+			await gateway.waitForChange(intent.reference, left, ctx.signal);
+		}
+		return gateway.cardUnsettled(intent);
+	};
 
 	const processPayment: Handler = async (ctx) => {
 		const intent = gateway.findByReference(ctx.params[0]);
 		const body = requireObjectBody(ctx.body);
-		if (body.type === 'CARDS') return envelope(gateway.processCard(intent));
+		if (body.type === 'CARDS') {
+			if (isTrue(ctx.query.get('longPoll')) && (await holdWhileCardUnsettled(ctx, intent))) {
+				// Still not settled at the timeout: nothing is consumed, the client asks again.
+				return envelope({
+					status: 'PENDING',
+					message: '3-D Secure has not finished yet; send process again',
+					provider: 'CARDS',
+					reference: intent.reference,
+				});
+			}
+			return envelope(gateway.processCard(intent));
+		}
 		const { attempt, result } = gateway.processMobile(intent, body);
 		if (isTrue(ctx.query.get('longPoll'))) {
 			await holdWhilePending(ctx, intent);
@@ -245,7 +286,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	const charges: Handler = (ctx) => {
 		requireApiKey(ctx.req);
-		return envelope(chargesTable(baseUrl));
+		return envelope(chargesTable(publicBase(ctx.req)));
 	};
 
 	const disbursementStatus: Handler = (ctx) => {
@@ -273,15 +314,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		return url.toString();
 	};
 
+	// The result page tells the window that opened or framed the step-up (Little Pay's SDK waits for
+	// { action: "MAKE_PAYMENT" }) and then follows the intent's authentication redirect URL, if any.
 	const afterStepUp = (intent: Intent, outcome: string): Reply =>
-		intent.authenticationRedirectUrl
-			? redirect(
-					withQuery(intent.authenticationRedirectUrl, {
-						reference: intent.reference,
-						authentication: outcome,
-					}),
-				)
-			: html(stepUpDonePage(outcome));
+		html(
+			stepUpDonePage(
+				outcome,
+				intent.authenticationRedirectUrl
+					? withQuery(intent.authenticationRedirectUrl, {
+							reference: intent.reference,
+							authentication: outcome,
+						})
+					: undefined,
+			),
+		);
 
 	const stepUp: Handler = (ctx) => {
 		const jwt = formField(ctx.body, 'JWT');
@@ -352,11 +398,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				cc_cvv: formField(ctx.body, 'cc_cvv'),
 				cc_name: formField(ctx.body, 'cc_name'),
 			};
-			const token = gateway.cspaToken(intent, { type: 'CARDS', payment }) as {
+			const base = publicBase(ctx.req);
+			const token = gateway.cspaToken(intent, { type: 'CARDS', payment }, base) as {
 				paToken: { accessToken: string };
 			};
 			gateway.collectDeviceData(token.paToken.accessToken);
-			const enrolment = gateway.enroll(intent, { deviceInformation: {} });
+			const enrolment = gateway.enroll(intent, { deviceInformation: {} }, base);
 			if (enrolment.action === 'AUTHENTICATE') return html(checkoutStepUpPage(intent));
 			gateway.processCard(intent);
 		} catch (error) {
@@ -467,21 +514,40 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	// ---- dispatch -----------------------------------------------------------------------
 
+	// Little Pay's SDK runs in the merchant's page and calls the gateway cross-origin: every answer,
+	// errors included, may be read from any origin (the sandbox holds no cookies or sessions).
+	const CORS = { 'access-control-allow-origin': '*' };
+
 	const write = (res: ServerResponse, reply: Reply): void => {
 		if (res.writableEnded || res.destroyed) return;
 		res.writeHead(reply.status, {
 			'content-type': reply.contentType,
 			'content-length': Buffer.byteLength(reply.body),
 			'cache-control': 'no-store',
+			...CORS,
 			...reply.headers,
 		});
 		res.end(reply.body);
+	};
+
+	/** Answers a CORS preflight: the methods and headers the SDK and the nodes send. */
+	const preflight = (res: ServerResponse): void => {
+		res.writeHead(204, {
+			...CORS,
+			'access-control-allow-methods': 'GET, POST, OPTIONS',
+			'access-control-allow-headers': 'Authorization, Content-Type, X-API-KEY, X-Sandbox-Fault',
+			'access-control-max-age': '600',
+			'content-length': 0,
+		});
+		res.end();
 	};
 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const method = (req.method ?? 'GET').toUpperCase();
 		const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
 		const path = url.pathname;
+		// A browser's preflight is not a gateway request: answered here, not logged.
+		if (method === 'OPTIONS') return preflight(res);
 		const isControl = path.startsWith('/sandbox/');
 		const abort = new AbortController();
 		res.on('close', () => abort.abort());

@@ -25,6 +25,13 @@ export interface SandboxOptions {
 	allowRemoteCallbacks?: boolean;
 	/** Timeout of one callback delivery attempt. */
 	callbackTimeoutMs?: number;
+	/**
+	 * The address links in answers (checkout, device data collection, step-up) start with; by default the
+	 * scheme and Host of the request they answer, so they also work through a proxy in front of the sandbox.
+	 */
+	publicUrl?: string;
+	/** How long one minute of an intent's expiresAt lasts; tests shorten it to see expiry (default 60000). */
+	minuteMs?: number;
 }
 
 /** What a merchant needs to talk to this sandbox; also answered by GET /sandbox/merchant. */

@@ -150,10 +150,12 @@ describe('sandbox card payments (3-D Secure)', () => {
 			form({ JWT: enrolment.accessToken, MD: reference, decision: 'approve' }),
 			{ headers: formHeaders, maxRedirects: 0, validateStatus: () => true },
 		);
-		expect(decided.status).toBe(303);
-		expect(decided.headers.location).toBe(
-			`http://127.0.0.1:9/after-3ds?reference=${reference}&authentication=approved`,
+		// A page that tells the opener (MAKE_PAYMENT) and then goes on to the redirect URL.
+		expect(decided.status).toBe(200);
+		expect(String(decided.data)).toContain(
+			JSON.stringify(`http://127.0.0.1:9/after-3ds?reference=${reference}&authentication=approved`),
 		);
+		expect(String(decided.data)).toContain('"action":"MAKE_PAYMENT","authentication":"approved"');
 		expect((await processCard(reference)).data.data.status).toBe('COMPLETED');
 	});
 

@@ -169,17 +169,56 @@ describe('sandbox payment intents', () => {
 	});
 
 	it('fails an unpaid intent at expiry and refuses to process it afterwards (422)', async () => {
-		const { reference } = await t.createIntent({ expiresAt: 0.004 }); // 240 ms
-		const record = await waitFor('expiry', async () => {
-			const r = await t.status(reference);
-			return r.status === 'FAILED' ? r : undefined;
-		});
-		expect(record.message).toMatch(/expired/);
-		const res = await t.post(`/pay/${reference}/process`, {
-			type: 'MPESA',
-			payment: { mobile: '254712345670' },
-		});
-		expect(res.status).toBe(422);
-		expect(res.data.data.code).toBe('INTENT_EXPIRED');
+		// One expiresAt minute lasts 240 ms in this sandbox.
+		const short = await startTestSandbox({ minuteMs: 240 });
+		try {
+			const { reference } = await short.createIntent({ expiresAt: 1 });
+			const record = await waitFor('expiry', async () => {
+				const r = await short.status(reference);
+				return r.status === 'FAILED' ? r : undefined;
+			});
+			expect(record.message).toMatch(/expired/);
+			const res = await short.post(`/pay/${reference}/process`, {
+				type: 'MPESA',
+				payment: { mobile: '254712345670' },
+			});
+			expect(res.status).toBe(422);
+			expect(res.data.data.code).toBe('INTENT_EXPIRED');
+		} finally {
+			await short.sandbox.close();
+		}
 	});
+
+	it.each([
+		['a Unix timestamp in milliseconds', Date.now()],
+		['a Unix timestamp in seconds', Math.floor(Date.now() / 1000)],
+		['negative', -5],
+		['fractional', 1.5],
+		['huge', 1e308],
+		['more than 30 days', 43201],
+		['a string', '30'],
+	])(
+		'refuses expiresAt given as %s with 400 naming the field, and stays healthy',
+		async (_label, expiresAt) => {
+			const res = await t.post(
+				`/api/payments/${t.sandbox.merchant.tokenId}/pay`,
+				{
+					amount: 100,
+					description: 'Expiry',
+					callbackUrl: 'http://127.0.0.1:9/cb',
+					key: newKey('exp'),
+					expiresAt,
+					payload: { billingAddress: { email: 'a@example.com' } },
+				},
+				{ Authorization: t.basic },
+			);
+			expect(res.status).toBe(400);
+			expect(res.data.data.message).toBe(
+				'expiresAt must be whole minutes from 1 to 43200 (30 days), counted from now',
+			);
+			expect((await t.get('/sandbox/ledger')).status).toBe(200);
+			const ok = await t.createIntent({ expiresAt: 43200 });
+			expect((await t.status(ok.reference)).status).toBe('PENDING');
+		},
+	);
 });

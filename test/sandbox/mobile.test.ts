@@ -65,16 +65,25 @@ describe('sandbox mobile money', () => {
 	});
 
 	it('a payer number ending in 3 never answers and the payment fails when the intent expires', async () => {
-		const { reference } = await t.createIntent({ expiresAt: 0.008 }); // 480 ms
-		await pay(reference, '254712345673');
-		await new Promise((r) => setTimeout(r, 300));
-		expect((await t.status(reference)).status).toBe('PENDING');
-		const record = await waitFor('expiry', async () => {
-			const r = await t.status(reference);
-			return r.status !== 'PENDING' ? r : undefined;
-		});
-		expect(record.status).toBe('FAILED');
-		expect(record.message).toMatch(/expired/);
+		// One expiresAt minute lasts 480 ms in this sandbox.
+		const short = await startTestSandbox({ minuteMs: 480 });
+		try {
+			const { reference } = await short.createIntent({ expiresAt: 1 });
+			await short.post(`/pay/${reference}/process`, {
+				type: 'MPESA',
+				payment: { mobile: '254712345673' },
+			});
+			await new Promise((r) => setTimeout(r, 300));
+			expect((await short.status(reference)).status).toBe('PENDING');
+			const record = await waitFor('expiry', async () => {
+				const r = await short.status(reference);
+				return r.status !== 'PENDING' ? r : undefined;
+			});
+			expect(record.status).toBe('FAILED');
+			expect(record.message).toMatch(/expired/);
+		} finally {
+			await short.sandbox.close();
+		}
 	});
 
 	it.each([

@@ -85,7 +85,10 @@ async function resumeCall(
 			return res;
 		},
 	};
-	const parameters: IDataObject = { publicKey: sb.sandbox.merchant.publicKeyPem, toleranceSeconds: 300 };
+	const parameters: IDataObject = {
+		publicKey: sb.sandbox.merchant.publicKeyPem,
+		toleranceSeconds: 300,
+	};
 	const context = {
 		getRequestObject: () => ({ headers, rawBody: Buffer.from(rawBody) }),
 		getResponseObject: () => res,

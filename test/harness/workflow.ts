@@ -27,6 +27,8 @@ import type {
 import { LittlePayApiKeyApi } from '../../credentials/LittlePayApiKeyApi.credentials';
 import { LittlePayBasicApi } from '../../credentials/LittlePayBasicApi.credentials';
 import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
+import { engineLogMark, engineLogSince } from './engineLog';
+import type { EngineLogEntry } from './engineLog';
 
 /**
  * Test-only start node: emits the items written in its `items` parameter (a JSON array), so a
@@ -206,6 +208,8 @@ export interface RunResult {
 	requests: AuthenticatedRequest[];
 	/** How often each credential type was decrypted during the run. */
 	decryptions: Record<string, number>;
+	/** What n8n's engine logged during the run (kept, not printed; runs started together share it). */
+	engineLog: EngineLogEntry[];
 }
 
 /** Options of one run. */
@@ -263,6 +267,7 @@ export async function runWorkflow(
 	options: RunOptions,
 ): Promise<RunResult> {
 	const executionId = options.executionId ?? `test-${process.pid}-${++executionSeq}`;
+	const logMark = engineLogMark();
 	const nodeTypes = new TestNodeTypes();
 	// Little Pay nodes get every credential the run provides, as if the user had selected them.
 	const attached = Object.fromEntries(
@@ -367,6 +372,7 @@ export async function runWorkflow(
 			run: undefined as unknown as IRun,
 			requests: credentialsHelper.sent,
 			decryptions: credentialsHelper.decryptions,
+			engineLog: engineLogSince(logMark),
 		};
 	}
 	const runData = run.data.resultData.runData;
@@ -378,5 +384,6 @@ export async function runWorkflow(
 		run,
 		requests: credentialsHelper.sent,
 		decryptions: credentialsHelper.decryptions,
+		engineLog: engineLogSince(logMark),
 	};
 }

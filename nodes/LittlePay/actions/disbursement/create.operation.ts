@@ -26,7 +26,8 @@ export const networkAndAmountFields: INodeProperties[] = [
 		type: 'number',
 		required: true,
 		default: 0,
-		description: 'Amount to send, in the currency unit',
+		description:
+			"Amount to send in the currency's main unit, not cents: 500 is KES 500, as in the network limits and fees of Get Charges. M-Pesa pays whole shillings.",
 	},
 ];
 

@@ -28,7 +28,8 @@ export const intentFields: INodeProperties[] = [
 		type: 'number',
 		required: true,
 		default: 0,
-		description: 'Amount to collect, in the currency unit',
+		description:
+			"Amount to collect in the currency's main unit, not cents: 1500 is KES 1,500. Little Pay accepts decimals; M-Pesa rounds them to whole shillings.",
 	},
 	{
 		displayName: 'Currency',

@@ -29,7 +29,8 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
 		type: 'number',
 		default: 0,
 		displayOptions: { show: { refundType: ['partial'] } },
-		description: 'Amount to refund; several partial refunds may add up to the paid amount',
+		description:
+			"Amount to refund in the currency's main unit, as the payment's amount: 500 is KES 500, not cents. Several partial refunds may add up to the paid amount.",
 	},
 	{
 		displayName: 'Reason',

@@ -59,9 +59,6 @@ export class LittlePayTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
-				// Empty, so n8n answers an accepted callback with webhookResponse (a small JSON body) once the
-				// execution is recorded. Left out, n8n's default 'firstEntryJson' is sent as literal text.
-				responseData: '',
 				path: 'littlepay',
 			},
 		],
@@ -240,8 +237,7 @@ export class LittlePayTrigger implements INodeType {
 		}
 
 		// Check and record in one synchronous step, so two deliveries arriving together in this process
-		// cannot both pass. Static data is written only here, for an accepted event; n8n saves it after
-		// this call and before it acknowledges (see the webhook description's responseData).
+		// cannot both pass. Static data is written only here, for an accepted event.
 		const eventId = callbackEventId(callback);
 		const memory = this.getWorkflowStaticData('node');
 		if (alreadyAccepted(triggerIdOf(this), memory, eventId)) {
@@ -251,9 +247,11 @@ export class LittlePayTrigger implements INodeType {
 
 		const item = callbackToItem(callback, verified, eventId);
 		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;
-		return {
-			webhookResponse: { received: true, event: callback.event, eventId },
-			workflowData: [[{ json: item }]],
-		};
+		// Answered here, not through webhookResponse, for two measured reasons (n8n 2.41): n8n saves static
+		// data only when the answer is sent before it records the execution (when it answers afterwards,
+		// recording the execution resets the changed mark and the ids are never saved); and its default
+		// answer would be the literal text 'firstEntryJson'.
+		this.getResponseObject().status(200).json({ received: true, event: callback.event, eventId });
+		return { noWebhookResponse: true, workflowData: [[{ json: item }]] };
 	}
 }

@@ -29,11 +29,15 @@ function storedEvents(staticData: IDataObject): Record<string, number> {
 	return out;
 }
 
-/** Keeps the newest `limit` entries (by accepted time). */
+/** Keeps the newest `limit` entries by accepted time; of equal times, the later in `entries` is newer. */
 function newest(entries: Iterable<[string, number]>, limit: number): Array<[string, number]> {
 	const all = [...entries];
 	if (all.length <= limit) return all;
-	return all.sort((a, b) => b[1] - a[1]).slice(0, limit);
+	return all
+		.map((entry, index) => ({ entry, index }))
+		.sort((a, b) => b.entry[1] - a.entry[1] || b.index - a.index)
+		.slice(0, limit)
+		.map(({ entry }) => entry);
 }
 
 /**

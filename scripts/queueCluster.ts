@@ -134,7 +134,10 @@ export interface PostgresServer {
 }
 
 /** Creates a throwaway Postgres cluster under `dir`, starts it on a free port and creates n8n's database. */
-export async function startPostgres(dir: string): Promise<PostgresServer> {
+export async function startPostgres(
+	dir: string,
+	extraArgs: string[] = [],
+): Promise<PostgresServer> {
 	const { bin, major } = postgresBin();
 	const owner = postgresUser();
 	const data = join(dir, 'postgres');
@@ -164,6 +167,7 @@ export async function startPostgres(dir: string): Promise<PostgresServer> {
 			'listen_addresses=127.0.0.1',
 			'-c',
 			'max_connections=200',
+			...extraArgs,
 		],
 		{ ...owner, readyPattern: /ready to accept connections/, timeoutMs: 60000 },
 	);
@@ -264,6 +268,8 @@ export async function startQueueCluster(
 		workerConcurrency?: number;
 		env?: Record<string, string>;
 		log?: (line: string) => void;
+		/** More `postgres` server arguments (e.g. `-c log_statement=mod` to see n8n's writes). */
+		postgresArgs?: string[];
 		/** Aborting stops whatever has started so far (Ctrl-C while starting). */
 		signal?: AbortSignal;
 	} = {},
@@ -282,7 +288,7 @@ export async function startQueueCluster(
 	options.signal?.addEventListener('abort', onAbort, { once: true });
 	try {
 		log(`Starting Postgres and Redis (private, in ${dir}) ...`);
-		const postgres = await startPostgres(dir);
+		const postgres = await startPostgres(dir, options.postgresArgs);
 		started.push(postgres.process);
 		if (options.signal?.aborted) throw new Error('aborted');
 		const redis = await startRedis(dir);

@@ -4,6 +4,8 @@ import { benchCallbacks } from './callbacks';
 import { failureCount } from './lib';
 import { benchNodeOverhead } from './nodeOverhead';
 import { benchPayouts } from './payouts';
+import { benchQueueCallbacks } from './queueCallbacks';
+import { benchQueuePayouts } from './queuePayouts';
 import { benchReliability } from './reliability';
 import { benchTriggerLoad } from './triggerLoad';
 import { benchWaiting } from './waiting';
@@ -12,6 +14,8 @@ const benches: Record<string, () => Promise<void>> = {
 	callbacks: benchCallbacks,
 	nodeOverhead: benchNodeOverhead,
 	payouts: benchPayouts,
+	queueCallbacks: benchQueueCallbacks,
+	queuePayouts: benchQueuePayouts,
 	reliability: benchReliability,
 	triggerLoad: benchTriggerLoad,
 	waiting: benchWaiting,

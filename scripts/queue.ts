@@ -76,8 +76,8 @@ export async function importExamples(
 
 async function main(): Promise<void> {
 	const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-	let sandbox: SandboxHandle | undefined;
-	let cluster: QueueCluster | undefined;
+	// Filled as things start, so that Ctrl-C at any moment stops what is running.
+	const running: { sandbox?: SandboxHandle; cluster?: QueueCluster } = {};
 	let stopping = false;
 	const starting = new AbortController();
 	const stop = async (code: number) => {
@@ -85,21 +85,23 @@ async function main(): Promise<void> {
 		stopping = true;
 		starting.abort();
 		process.stdout.write('\nStopping n8n, Redis, Postgres and the sandbox ...\n');
-		await cluster?.stop();
-		await sandbox?.close();
+		await running.cluster?.stop();
+		await running.sandbox?.close();
 		process.exit(code);
 	};
 	process.on('SIGINT', () => void stop(0));
 	process.on('SIGTERM', () => void stop(0));
 
-	sandbox = await startSandbox({ port: port('SANDBOX_PORT', 4010), quiet: true });
+	const sandbox = await startSandbox({ port: port('SANDBOX_PORT', 4010), quiet: true });
+	running.sandbox = sandbox;
 	process.stdout.write(`Sandbox gateway: ${sandbox.baseUrl}\n`);
-	cluster = await startQueueCluster({
+	const cluster = await startQueueCluster({
 		mainPort: port('N8N_QUEUE_PORT', 5690),
 		webhookPorts: [port('N8N_QUEUE_WEBHOOK_PORT_1', 5691), port('N8N_QUEUE_WEBHOOK_PORT_2', 5692)],
 		log: (line) => process.stdout.write(`${line}\n`),
 		signal: starting.signal,
 	});
+	running.cluster = cluster;
 	if (stopping) return;
 	const api = new N8nApi(cluster.main.url!);
 	await api.setupOwner();

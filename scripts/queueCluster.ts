@@ -315,6 +315,9 @@ export async function startQueueCluster(
 			DB_POSTGRESDB_DATABASE: postgres.database,
 			DB_POSTGRESDB_USER: postgres.user,
 			DB_POSTGRESDB_PASSWORD: postgres.password,
+			// n8n's default is 2 connections per process: under 50 concurrent callbacks a webhook process then
+			// answers 503 "Database is not ready!" and holds each call's static data for seconds (measured).
+			DB_POSTGRESDB_POOL_SIZE: '10',
 			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 			QUEUE_BULL_REDIS_PORT: String(redis.port),
 			N8N_HOST: '127.0.0.1',
@@ -391,10 +394,10 @@ export async function startQueueCluster(
 		const main = await makeProcess('main', 0, mainPort);
 		await main.ready();
 		log(`n8n main ready on ${main.proc.url}; starting workers and webhook processes ...`);
-		const workers = [];
+		const workers: Array<Awaited<ReturnType<typeof makeProcess>>> = [];
 		for (let i = 0; i < (options.workers ?? 2); i++)
 			workers.push(await makeProcess('worker', i + 1));
-		const webhooks = [];
+		const webhooks: Array<Awaited<ReturnType<typeof makeProcess>>> = [];
 		for (let i = 0; i < webhookPorts.length; i++)
 			webhooks.push(await makeProcess('webhook', i + 1, webhookPorts[i]));
 		await Promise.all([...workers, ...webhooks].map((p) => p.ready()));

@@ -131,8 +131,8 @@ export async function allExecutions(
 }
 
 /**
- * Waits until a workflow's executions have settled (none new or running, count unchanged for `quietMs`)
- * and returns them.
+ * Waits until a workflow's executions have settled (count and statuses unchanged for `quietMs`, and none
+ * running unless stuck that long) and returns them; callers judge the statuses.
  */
 export async function settledExecutions(
 	api: N8nApi,
@@ -140,18 +140,22 @@ export async function settledExecutions(
 	quietMs = 3000,
 	timeoutMs = 300000,
 ): Promise<Array<{ id: string; status: string }>> {
+	const picture = (list: Array<{ id: string; status: string }>) =>
+		list
+			.map((e) => `${e.id}:${e.status}`)
+			.sort()
+			.join(',');
 	let executions = await allExecutions(api, workflowId);
 	let stableSince = Date.now();
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
 		await new Promise((r) => setTimeout(r, 500));
 		const now = await allExecutions(api, workflowId);
-		const running = now.some(
-			(e) => !['success', 'error', 'crashed', 'canceled'].includes(e.status),
-		);
-		if (now.length !== executions.length || running) stableSince = Date.now();
+		const running = now.some((e) => e.status === 'running');
+		if (picture(now) !== picture(executions)) stableSince = Date.now();
 		executions = now;
-		if (Date.now() - stableSince >= quietMs) return executions;
+		const quiet = Date.now() - stableSince;
+		if (quiet >= quietMs && (!running || quiet >= 10 * quietMs)) return executions;
 	}
 	throw new Error(`executions of ${workflowId} did not settle within ${timeoutMs / 1000} s`);
 }

@@ -5,6 +5,8 @@ import { failureCount } from './lib';
 import { benchNodeOverhead } from './nodeOverhead';
 import { benchPausedWaits } from './pausedWaits';
 import { benchPayouts } from './payouts';
+import { benchQueueCallbacks } from './queueCallbacks';
+import { benchQueuePayouts } from './queuePayouts';
 import { benchReliability } from './reliability';
 import { benchTriggerLoad } from './triggerLoad';
 import { benchWaiting } from './waiting';
@@ -14,6 +16,8 @@ const benches: Record<string, () => Promise<void>> = {
 	nodeOverhead: benchNodeOverhead,
 	pausedWaits: benchPausedWaits,
 	payouts: benchPayouts,
+	queueCallbacks: benchQueueCallbacks,
+	queuePayouts: benchQueuePayouts,
 	reliability: benchReliability,
 	triggerLoad: benchTriggerLoad,
 	waiting: benchWaiting,

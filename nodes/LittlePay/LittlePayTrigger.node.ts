@@ -12,15 +12,14 @@ import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from './helpers/ca
 import {
 	callbackEventId,
 	callbackToItem,
-	eventMemoryFor,
-	forgetEvents,
 	parseCallback,
 	secretsEqual,
 } from './trigger/callbackEvent';
 import type { Verification } from './trigger/callbackEvent';
 import { fetchPaymentStatus } from './trigger/confirmStatus';
+import { alreadyAccepted, recordAccepted } from './trigger/eventMemory';
 
-/** Which trigger a call is for: one memory of delivered events per workflow and node. */
+/** Which trigger a call is for: one memory of accepted events per workflow and node. */
 function triggerIdOf(context: IHookFunctions | IWebhookFunctions): string {
 	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
 }
@@ -161,8 +160,9 @@ export class LittlePayTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			// Little Pay has no API to register callback URLs: the URL travels with each intent or refund.
-			// These methods manage the trigger's own state: its memory of delivered events, which lives in
-			// this n8n process (see EventMemory), and the activation mark in static data (written only here).
+			// These methods only keep the activation mark in static data. The memory of accepted events
+			// (static data key acceptedEvents, see trigger/eventMemory.ts) is deliberately kept across
+			// deactivation, activation and edits: a gateway retry after any of them must not run again.
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const memory = this.getWorkflowStaticData('node');
 				return typeof memory.activatedAt === 'string';
@@ -170,16 +170,13 @@ export class LittlePayTrigger implements INodeType {
 			async create(this: IHookFunctions): Promise<boolean> {
 				const memory = this.getWorkflowStaticData('node');
 				memory.activatedAt = new Date().toISOString();
-				// Earlier versions kept the delivered ids here; drop them so n8n stops loading them on every call.
+				// Version 0.1 kept a list here that it cleared on activation; its ids are not comparable.
 				delete memory.seenEventIds;
-				forgetEvents(triggerIdOf(this));
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
 				const memory = this.getWorkflowStaticData('node');
 				delete memory.activatedAt;
-				delete memory.seenEventIds;
-				forgetEvents(triggerIdOf(this));
 				return true;
 			},
 		},
@@ -239,16 +236,22 @@ export class LittlePayTrigger implements INodeType {
 			if (verified === 'none') verified = 'status-check';
 		}
 
-		// No static data here: n8n would write it to the database before acknowledging every callback.
-		if (eventMemoryFor(triggerIdOf(this)).remember(callbackEventId(callback))) {
-			return { webhookResponse: { received: true, duplicate: true } };
+		// Check and record in one synchronous step, so two deliveries arriving together in this process
+		// cannot both pass. Static data is written only here, for an accepted event.
+		const eventId = callbackEventId(callback);
+		const memory = this.getWorkflowStaticData('node');
+		if (alreadyAccepted(triggerIdOf(this), memory, eventId)) {
+			return { webhookResponse: { received: true, duplicate: true, eventId } };
 		}
+		recordAccepted(triggerIdOf(this), memory, eventId, Date.now());
 
-		const item = callbackToItem(callback, verified);
+		const item = callbackToItem(callback, verified, eventId);
 		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;
-		return {
-			webhookResponse: { received: true, event: callback.event },
-			workflowData: [[{ json: item }]],
-		};
+		// Answered here, not through webhookResponse, for two measured reasons (n8n 2.41): n8n saves static
+		// data only when the answer is sent before it records the execution (when it answers afterwards,
+		// recording the execution resets the changed mark and the ids are never saved); and its default
+		// answer would be the literal text 'firstEntryJson'.
+		this.getResponseObject().status(200).json({ received: true, event: callback.event, eventId });
+		return { noWebhookResponse: true, workflowData: [[{ json: item }]] };
 	}
 }

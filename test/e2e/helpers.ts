@@ -104,3 +104,70 @@ export async function runViaWebhook(
 	await api.http.post(`/rest/workflows/${id}/deactivate`, {});
 	return response.data as Array<Record<string, unknown>>;
 }
+
+/** Every execution of a workflow through the editor's REST API (pages of 100, cursor by cursor). */
+export async function allExecutions(
+	api: N8nApi,
+	workflowId: string,
+): Promise<Array<{ id: string; status: string }>> {
+	const out: Array<{ id: string; status: string }> = [];
+	let cursor: string | undefined;
+	for (let page = 0; page < 1000; page++) {
+		const res = await api.http.get('/rest/executions', {
+			params: { filter: JSON.stringify({ workflowId }), limit: 100, ...(cursor ? { cursor } : {}) },
+		});
+		if (res.status !== 200)
+			throw new Error(`list executions: HTTP ${res.status} ${JSON.stringify(res.data)}`);
+		const data = (
+			res.data as {
+				data: { results: Array<{ id: string; status: string }>; nextCursor?: string | null };
+			}
+		).data;
+		out.push(...data.results);
+		if (!data.nextCursor || data.results.length === 0) break;
+		cursor = data.nextCursor;
+	}
+	return [...new Map(out.map((e) => [e.id, e])).values()];
+}
+
+/**
+ * Waits until a workflow's executions have settled (count and statuses unchanged for `quietMs`, and none
+ * running unless stuck that long) and returns them; callers judge the statuses.
+ */
+export async function settledExecutions(
+	api: N8nApi,
+	workflowId: string,
+	quietMs = 3000,
+	timeoutMs = 300000,
+): Promise<Array<{ id: string; status: string }>> {
+	const picture = (list: Array<{ id: string; status: string }>) =>
+		list
+			.map((e) => `${e.id}:${e.status}`)
+			.sort()
+			.join(',');
+	let executions = await allExecutions(api, workflowId);
+	let stableSince = Date.now();
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		await new Promise((r) => setTimeout(r, 500));
+		const now = await allExecutions(api, workflowId);
+		const running = now.some((e) => e.status === 'running');
+		if (picture(now) !== picture(executions)) stableSince = Date.now();
+		executions = now;
+		const quiet = Date.now() - stableSince;
+		if (quiet >= quietMs && (!running || quiet >= 10 * quietMs)) return executions;
+	}
+	throw new Error(`executions of ${workflowId} did not settle within ${timeoutMs / 1000} s`);
+}
+
+/** Waits until a production webhook URL is registered (n8n answers 404 until it is), probing with an empty POST. */
+export async function waitForWebhook(url: string, timeoutMs = 60000): Promise<void> {
+	await waitFor(
+		`the production webhook ${url}`,
+		async () => {
+			const probe = await axios.post(url, '', { validateStatus: () => true });
+			return probe.status === 404 ? undefined : true;
+		},
+		timeoutMs,
+	);
+}

@@ -103,6 +103,6 @@ describe('Little Pay Trigger with the sandbox gateway', () => {
 			rawBody: Buffer.from(entry!.body),
 		});
 		expect(again.started).toBe(false);
-		expect(again.result.webhookResponse).toEqual({ received: true, duplicate: true });
+		expect(again.result.webhookResponse).toMatchObject({ received: true, duplicate: true });
 	});
 });

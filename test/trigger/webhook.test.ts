@@ -1,7 +1,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 
 import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
-import { eventMemoryFor } from '../../nodes/LittlePay/trigger/callbackEvent';
+import { processMemorySize } from '../../nodes/LittlePay/trigger/eventMemory';
 
 import { callHookMethod, callWebhook, newTriggerState } from './webhookContext';
 import type { FakeRequest } from './webhookContext';
@@ -57,8 +57,14 @@ describe('Little Pay Trigger webhook', () => {
 		const state = newTriggerState();
 		const call = await callWebhook(state, params, signed(paymentBody));
 		expect(call.started).toBe(true);
-		expect(call.result.webhookResponse).toEqual({ received: true, event: 'payment.completed' });
 		const item = call.result.workflowData![0][0].json;
+		// The trigger answers itself (n8n saves static data only then) with a small JSON body.
+		expect(call.result.noWebhookResponse).toBe(true);
+		expect(call.response).toEqual({
+			status: 200,
+			body: { received: true, event: 'payment.completed', eventId: item.eventId },
+		});
+		expect(item.eventId).toMatch(/^[0-9a-f]{32}$/);
 		expect(item).toMatchObject({
 			event: 'payment.completed',
 			reference: 'LP-REF-1',
@@ -147,7 +153,11 @@ describe('Little Pay Trigger webhook', () => {
 		const second = await callWebhook(state, params, signed(paymentBody));
 		expect(first.started).toBe(true);
 		expect(second.started).toBe(false);
-		expect(second.result.webhookResponse).toEqual({ received: true, duplicate: true });
+		expect(second.result.webhookResponse).toEqual({
+			received: true,
+			duplicate: true,
+			eventId: first.result.workflowData![0][0].json.eventId,
+		});
 		const failedLater = await callWebhook(
 			state,
 			params,
@@ -161,7 +171,8 @@ describe('Little Pay Trigger webhook', () => {
 		for (let i = 0; i < 1005; i++) {
 			await callWebhook(state, params, signed({ ...paymentBody, reference: `R${i}` }));
 		}
-		expect(eventMemoryFor(`${state.workflowId}:trigger-node`).size).toBe(1000);
+		expect(processMemorySize(`${state.workflowId}:trigger-node`)).toBe(1000);
+		expect(Object.keys(state.staticData.acceptedEvents as object)).toHaveLength(1000);
 		// The newest are still recognised; the five oldest were forgotten and start again.
 		expect(
 			(await callWebhook(state, params, signed({ ...paymentBody, reference: 'R1004' }))).started,
@@ -174,16 +185,27 @@ describe('Little Pay Trigger webhook', () => {
 		).toBe(true);
 	});
 
-	it('writes no workflow static data per callback (n8n would save it before acknowledging)', async () => {
+	it('writes static data only when it accepts an event, never for refused, ignored or duplicate calls', async () => {
 		const state = newTriggerState();
 		await callHookMethod(state, 'create');
-		const afterActivation = JSON.stringify(state.staticData);
-		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
-		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(false);
+		const snapshot = () => JSON.stringify(state.staticData);
+		const afterActivation = snapshot();
 		expect(
-			(await callWebhook(state, params, signed({ ...paymentBody, status: 'FAILED' }))).started,
-		).toBe(true);
-		expect(JSON.stringify(state.staticData)).toBe(afterActivation);
+			(await callWebhook(state, params, signed(paymentBody, { key: attacker.privateKey }))).response
+				.status,
+		).toBe(401);
+		expect(
+			(await callWebhook(state, { ...params, events: ['payment.failed'] }, signed(paymentBody)))
+				.started,
+		).toBe(false);
+		expect(snapshot()).toBe(afterActivation);
+		const accepted = await callWebhook(state, params, signed(paymentBody));
+		expect(accepted.started).toBe(true);
+		const eventId = String(accepted.result.workflowData![0][0].json.eventId);
+		expect(Object.keys(state.staticData.acceptedEvents as object)).toEqual([eventId]);
+		const afterAccept = snapshot();
+		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(false);
+		expect(snapshot()).toBe(afterAccept);
 	});
 
 	it('starts once when the same callback arrives many times at the same moment', async () => {
@@ -212,7 +234,7 @@ describe('Little Pay Trigger webhook', () => {
 		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
 	});
 
-	it('activation resets the memory and drops ids older versions kept in static data; deactivation clears it', async () => {
+	it('keeps the memory across deactivation and activation, and drops the list version 0.1 kept', async () => {
 		const state = newTriggerState();
 		state.staticData.seenEventIds = ['old-id'];
 		expect(await callHookMethod(state, 'checkExists')).toBe(false);
@@ -220,12 +242,10 @@ describe('Little Pay Trigger webhook', () => {
 		expect(await callHookMethod(state, 'checkExists')).toBe(true);
 		expect(state.staticData.seenEventIds).toBeUndefined();
 		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
-		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(false);
 		await callHookMethod(state, 'delete');
 		expect(await callHookMethod(state, 'checkExists')).toBe(false);
-		expect(eventMemoryFor(`${state.workflowId}:trigger-node`).size).toBe(0);
 		await callHookMethod(state, 'create');
-		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
+		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(false);
 	});
 
 	it('is version 2 by default, and version 1 workflows behave the same', async () => {
@@ -236,7 +256,7 @@ describe('Little Pay Trigger webhook', () => {
 		for (const typeVersion of [1, 2]) {
 			const state = newTriggerState();
 			const first = await callWebhook(state, params, signed(paymentBody), typeVersion);
-			expect(first.result.webhookResponse).toEqual({ received: true, event: 'payment.completed' });
+			expect(first.response.body).toMatchObject({ received: true, event: 'payment.completed' });
 			expect((await callWebhook(state, params, signed(paymentBody), typeVersion)).started).toBe(
 				false,
 			);

@@ -37,12 +37,16 @@ export function newTriggerState(statusRecords?: Record<string, IDataObject>): Tr
 	};
 }
 
-/** Calls the trigger's webhook() the way n8n does, with the given parameters and request. */
+/**
+ * Calls the trigger's webhook() the way n8n does, with the given parameters and request; `trigger` may come
+ * from another copy of the module (another n8n process, with its own process memory).
+ */
 export async function callWebhook(
 	state: TriggerState,
 	params: IDataObject,
 	request: FakeRequest,
 	typeVersion = 2,
+	trigger: Pick<LittlePayTrigger, 'webhook'> = new LittlePayTrigger(),
 ): Promise<WebhookCall> {
 	const response: WebhookCall['response'] = {};
 	const res = {
@@ -91,7 +95,7 @@ export async function callWebhook(
 			},
 		},
 	} as unknown as IWebhookFunctions;
-	const result = await new LittlePayTrigger().webhook.call(context);
+	const result = await trigger.webhook.call(context);
 	return { result, response, started: (result.workflowData?.[0]?.length ?? 0) > 0 };
 }
 

@@ -53,7 +53,10 @@ export function parseCallback(rawBody: Buffer | string): ParsedCallback | { erro
 	return { kind, event, body };
 }
 
-/** Stable id of a delivery's content: a gateway retry of the same event gets the same id. */
+/**
+ * Stable id of an event, from the signed callback's content (never from headers, which change on every
+ * delivery): a gateway retry of the same event, to any n8n process, gets the same id.
+ */
 export function callbackEventId(callback: ParsedCallback): string {
 	const b = callback.body;
 	const parts = [callback.kind, b.reference, b.key, b.status, b.amount, b.date].map((p) =>
@@ -63,7 +66,11 @@ export function callbackEventId(callback: ParsedCallback): string {
 }
 
 /** Builds the one clean item a workflow receives for a callback. */
-export function callbackToItem(callback: ParsedCallback, verified: Verification): IDataObject {
+export function callbackToItem(
+	callback: ParsedCallback,
+	verified: Verification,
+	eventId: string,
+): IDataObject {
 	const b = callback.body;
 	const payload = (
 		typeof b.payload === 'object' && b.payload !== null ? b.payload : {}
@@ -76,6 +83,7 @@ export function callbackToItem(callback: ParsedCallback, verified: Verification)
 	const billingAddress: IDataObject = {};
 	for (const field of BILLING_FIELDS) billingAddress[field] = address[field] ?? null;
 	const item: IDataObject = {
+		eventId,
 		event: callback.event ?? null,
 		kind: callback.kind,
 		reference: b.reference,
@@ -101,52 +109,4 @@ export function secretsEqual(given: string, expected: string): boolean {
 	const a = createHash('sha256').update(given).digest();
 	const b = createHash('sha256').update(expected).digest();
 	return timingSafeEqual(a, b) && given.length === expected.length;
-}
-
-/**
- * The ids of the last `limit` events one trigger let through, oldest first, kept in this n8n process.
- *
- * Deliberately not workflow static data: n8n loads a webhook's static data from the database for every
- * request and, when it changed, writes it back before answering. That is a database write per callback
- * on the acknowledgement path, and two concurrent requests each write their own copy (the last one wins,
- * so an id can be lost). Checking and remembering here happen in one synchronous step, so duplicates
- * that arrive at the same moment are caught too.
- */
-export class EventMemory {
-	private readonly ids = new Set<string>();
-
-	constructor(readonly limit = 1000) {}
-
-	/** Remembers `id`; returns true when it was already remembered (a duplicate delivery). */
-	remember(id: string): boolean {
-		if (this.ids.has(id)) return true;
-		this.ids.add(id);
-		if (this.ids.size > this.limit) {
-			const oldest = this.ids.values().next().value;
-			if (oldest !== undefined) this.ids.delete(oldest);
-		}
-		return false;
-	}
-
-	/** How many ids are remembered. */
-	get size(): number {
-		return this.ids.size;
-	}
-}
-
-const memories = new Map<string, EventMemory>();
-
-/** The event memory of one trigger (`<workflow id>:<node id>`), created empty on first use. */
-export function eventMemoryFor(triggerId: string): EventMemory {
-	let memory = memories.get(triggerId);
-	if (!memory) {
-		memory = new EventMemory();
-		memories.set(triggerId, memory);
-	}
-	return memory;
-}
-
-/** Forgets every event a trigger let through (on activation and deactivation). */
-export function forgetEvents(triggerId: string): void {
-	memories.delete(triggerId);
 }

@@ -1,0 +1,136 @@
+// `npm run queue`: n8n 2.41.1 in queue mode on this machine, from nothing: a private Postgres and Redis,
+// n8n main + 2 workers + 2 webhook processes (the package loaded in each), the sandbox as gateway, its two
+// credentials and the example workflows imported, as `npm start` does for one process. Ctrl-C stops all of
+// it and deletes its temporary folder.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { startSandbox } from '../sandbox';
+import type { SandboxHandle } from '../sandbox';
+import { N8nApi, OWNER, REPO_ROOT } from './n8n';
+import { startQueueCluster } from './queueCluster';
+import type { QueueCluster } from './queueCluster';
+
+/**
+ * Creates the sandbox credentials and imports examples/workflows/*.json, with production URLs pointing at
+ * `webhookUrl`; activates the webhook-driven ones. Returns one line per workflow.
+ */
+export async function importExamples(
+	api: N8nApi,
+	sandbox: SandboxHandle,
+	webhookUrl: string,
+): Promise<string[]> {
+	const m = sandbox.merchant;
+	const basicId = await api.createCredential('Little Pay sandbox (Basic)', 'littlePayBasicApi', {
+		clientId: m.clientId,
+		clientSecret: m.clientSecret,
+		tokenId: m.tokenId,
+		baseUrl: m.baseUrl,
+	});
+	const apiKeyId = await api.createCredential(
+		'Little Pay sandbox (API key)',
+		'littlePayApiKeyApi',
+		{ apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' },
+	);
+	const dir = join(REPO_ROOT, 'examples/workflows');
+	const imported: string[] = [];
+	for (const file of readdirSync(dir)
+		.filter((f) => f.endsWith('.json'))
+		.sort()) {
+		const text = readFileSync(join(dir, file), 'utf8')
+			.split('{{SANDBOX_PUBLIC_KEY}}')
+			.join(JSON.stringify(m.publicKeyPem).slice(1, -1))
+			.split('http://127.0.0.1:5678')
+			.join(webhookUrl)
+			.split('{{BASIC_CREDENTIAL_ID}}')
+			.join(basicId)
+			.split('{{API_KEY_CREDENTIAL_ID}}')
+			.join(apiKeyId);
+		const workflow = JSON.parse(text) as Record<string, unknown>;
+		const { id, versionId } = await api.createWorkflow(workflow);
+		const nodes = workflow.nodes as Array<{
+			type: string;
+			webhookId?: string;
+			parameters: { path?: string; httpMethod?: string };
+		}>;
+		const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
+		const checkout = nodes.find(
+			(n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'GET',
+		);
+		if (trigger) {
+			await api.activateWorkflow(id, versionId);
+			imported.push(
+				`${String(workflow.name)} (active; callback URL ${webhookUrl}/webhook/${trigger.webhookId}/littlepay)`,
+			);
+		} else if (checkout) {
+			await api.activateWorkflow(id, versionId);
+			imported.push(
+				`${String(workflow.name)} (active; open ${webhookUrl}/webhook/${String(checkout.parameters.path)})`,
+			);
+		} else {
+			imported.push(String(workflow.name));
+		}
+	}
+	return imported;
+}
+
+async function main(): Promise<void> {
+	const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+	// Filled as things start, so that Ctrl-C at any moment stops what is running.
+	const running: { sandbox?: SandboxHandle; cluster?: QueueCluster } = {};
+	let stopping = false;
+	const starting = new AbortController();
+	const stop = async (code: number) => {
+		if (stopping) return;
+		stopping = true;
+		starting.abort();
+		process.stdout.write('\nStopping n8n, Redis, Postgres and the sandbox ...\n');
+		await running.cluster?.stop();
+		await running.sandbox?.close();
+		process.exit(code);
+	};
+	process.on('SIGINT', () => void stop(0));
+	process.on('SIGTERM', () => void stop(0));
+
+	const sandbox = await startSandbox({ port: port('SANDBOX_PORT', 4010), quiet: true });
+	running.sandbox = sandbox;
+	process.stdout.write(`Sandbox gateway: ${sandbox.baseUrl}\n`);
+	const cluster = await startQueueCluster({
+		mainPort: port('N8N_QUEUE_PORT', 5690),
+		webhookPorts: [port('N8N_QUEUE_WEBHOOK_PORT_1', 5691), port('N8N_QUEUE_WEBHOOK_PORT_2', 5692)],
+		log: (line) => process.stdout.write(`${line}\n`),
+		signal: starting.signal,
+	});
+	running.cluster = cluster;
+	if (stopping) return;
+	const api = new N8nApi(cluster.main.url!);
+	await api.setupOwner();
+	const webhookUrl = cluster.webhooks[0].url!;
+	const imported = await importExamples(api, sandbox, webhookUrl);
+
+	process.stdout.write(
+		[
+			'',
+			'n8n in queue mode:',
+			`  main (editor, API):   ${cluster.main.url}   login ${OWNER.email} / ${OWNER.password}`,
+			...cluster.webhooks.map((w) => `  ${w.name} (production webhooks):  ${w.url}`),
+			`  ${cluster.workers.length} workers (run every execution, manual ones too)`,
+			`  Postgres ${cluster.postgres.major}: 127.0.0.1:${cluster.postgres.port}, Redis: 127.0.0.1:${cluster.redis.port}`,
+			`  folder: ${cluster.dir} (deleted on exit)`,
+			`Sandbox:  ${sandbox.baseUrl}`,
+			'Workflows:',
+			...imported.map((w) => `  - ${w}`),
+			'',
+			'Callbacks and checkout pages go to the webhook processes; any of them serves any workflow.',
+			'Ctrl-C stops all of it.',
+			'',
+		].join('\n'),
+	);
+}
+
+if (require.main === module) {
+	main().catch((error: unknown) => {
+		process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+		process.exit(1);
+	});
+}

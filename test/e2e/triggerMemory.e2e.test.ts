@@ -1,0 +1,155 @@
+// The trigger's duplicate memory in one real n8n 2.x process (issue 13): a gateway redelivery of a callback
+// that already ran starts nothing after the workflow is deactivated and activated again, after an edit of
+// the trigger's parameters is published (a rotated key), and after n8n restarts.
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+
+import axios from 'axios';
+
+import { signCallback } from '../../sandbox';
+import { N8nApi, startN8n } from '../../scripts/n8n';
+import type { N8nServer } from '../../scripts/n8n';
+import { settledExecutions, waitForWebhook } from './helpers';
+
+jest.setTimeout(600000);
+
+const keys = [
+	generateKeyPairSync('rsa', { modulusLength: 2048 }),
+	generateKeyPairSync('rsa', { modulusLength: 2048 }),
+];
+const pem = (i: number) => keys[i].publicKey.export({ type: 'spki', format: 'pem' }).toString();
+
+describe('the trigger remembers accepted events across re-activation, edits and restarts (one n8n)', () => {
+	let n8n: N8nServer;
+	let api: N8nApi;
+	const hook = randomUUID();
+	let workflowId: string;
+	let url: string;
+
+	/** Delivers a callback body as the gateway does: fresh timestamp, signed with key `key`. */
+	const deliver = async (body: string, key = 0) => {
+		const timestamp = String(Math.floor(Date.now() / 1000));
+		return axios.post(url, body, {
+			headers: {
+				'content-type': 'application/json',
+				'x-littlepay-timestamp': timestamp,
+				'x-littlepay-signature': signCallback(keys[key].privateKey, timestamp, body),
+			},
+			validateStatus: () => true,
+		});
+	};
+	const body = (reference: string) =>
+		JSON.stringify({
+			reference,
+			status: 'COMPLETED',
+			payload: { billingAddress: { firstName: 'Amina' } },
+			amount: 1500,
+			key: 'order12345',
+			currency: 'KES',
+			provider: 'MPESA',
+			date: '2026-11-23T10:00:00.000Z',
+		});
+
+	beforeAll(async () => {
+		n8n = await startN8n();
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		const created = await api.createWorkflow({
+			name: 'trigger memory',
+			nodes: [
+				{
+					parameters: { events: ['*'], publicKey: pem(0) },
+					name: 'Little Pay Trigger',
+					type: 'n8n-nodes-littlepay.littlePayTrigger',
+					typeVersion: 2,
+					position: [0, 0],
+					webhookId: hook,
+				},
+				{
+					parameters: {},
+					name: 'Receipt',
+					type: 'n8n-nodes-base.noOp',
+					typeVersion: 1,
+					position: [220, 0],
+				},
+			],
+			connections: {
+				'Little Pay Trigger': { main: [[{ node: 'Receipt', type: 'main', index: 0 }]] },
+			},
+		});
+		workflowId = created.id;
+		await api.activateWorkflow(created.id, created.versionId);
+		url = `${n8n.url}/webhook/${hook}/littlepay`;
+		await waitForWebhook(url);
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+	});
+
+	it('acknowledges an accepted callback with a small JSON body and outputs its eventId', async () => {
+		const first = await deliver(body('MEM-1'));
+		expect(first.status).toBe(200);
+		expect(first.headers['content-type']).toMatch(/application\/json/);
+		expect(first.data).toEqual({
+			received: true,
+			event: 'payment.completed',
+			eventId: expect.stringMatching(/^[0-9a-f]{32}$/),
+		});
+		const [execution] = await settledExecutions(api, workflowId);
+		const run = JSON.stringify(await api.execution(execution.id));
+		expect(run).toContain(first.data.eventId);
+	});
+
+	it('starts nothing for a redelivery after the workflow is deactivated and activated again', async () => {
+		const res = await api.http.post(`/rest/workflows/${workflowId}/deactivate`, {});
+		expect(res.status).toBe(200);
+		const { versionId } = (await api.http.get(`/rest/workflows/${workflowId}`)).data.data;
+		await api.activateWorkflow(workflowId, versionId);
+		await waitForWebhook(url);
+		const again = await deliver(body('MEM-1'));
+		expect([again.status, again.data.duplicate]).toEqual([200, true]);
+		expect(await settledExecutions(api, workflowId)).toHaveLength(1);
+	});
+
+	it('starts nothing for a redelivery after an edit of the trigger (rotated key) is published', async () => {
+		const current = (await api.http.get(`/rest/workflows/${workflowId}`)).data.data;
+		const nodes = current.nodes as Array<{ name: string; parameters: Record<string, unknown> }>;
+		nodes[0].parameters = { ...nodes[0].parameters, publicKey: pem(1) };
+		const saved = await api.http.patch(`/rest/workflows/${workflowId}`, {
+			...current,
+			nodes,
+		});
+		expect(saved.status).toBe(200);
+		expect(saved.data.data.versionId).not.toBe(current.versionId);
+		await api.activateWorkflow(workflowId, saved.data.data.versionId);
+		const published = (await api.http.get(`/rest/workflows/${workflowId}`)).data.data;
+		expect(published.activeVersionId).toBe(saved.data.data.versionId);
+		// n8n 2.41 publishes through an outbox polled every 15 s: until then the old key is live and a
+		// redelivery signed with the new key is refused (401). Once live, it must be a duplicate.
+		const deadline = Date.now() + 60000;
+		let again = await deliver(body('MEM-1'), 1);
+		while (again.status === 401 && Date.now() < deadline) {
+			await new Promise((r) => setTimeout(r, 500));
+			again = await deliver(body('MEM-1'), 1);
+		}
+		expect([again.status, again.data.duplicate]).toEqual([200, true]);
+		expect((await deliver(body('MEM-1'), 0)).status).toBe(401);
+		expect((await deliver(body('MEM-2'), 1)).data).toMatchObject({ event: 'payment.completed' });
+		expect(await settledExecutions(api, workflowId)).toHaveLength(2);
+	});
+
+	it('starts nothing for a redelivery after n8n restarts', async () => {
+		const { userFolder } = n8n;
+		const port = Number(new URL(n8n.url).port);
+		await n8n.stop();
+		n8n = await startN8n({ userFolder, port });
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		await waitForWebhook(url);
+		for (const reference of ['MEM-1', 'MEM-2']) {
+			const again = await deliver(body(reference), 1);
+			expect([reference, again.status, again.data.duplicate]).toEqual([reference, 200, true]);
+		}
+		expect(await settledExecutions(api, workflowId)).toHaveLength(2);
+	});
+});

@@ -178,7 +178,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const first = (value: string | string[] | undefined) =>
 			(Array.isArray(value) ? value[0] : value)?.split(',')[0].trim();
 		const host = first(req.headers['x-forwarded-host']) ?? first(req.headers.host);
-		if (!host || !/^[A-Za-z0-9.\-\[\]:]+$/.test(host)) return baseUrl;
+		if (!host || !/^[A-Za-z0-9.:[\]-]+$/.test(host)) return baseUrl;
 		const proto = first(req.headers['x-forwarded-proto']) === 'https' ? 'https' : 'http';
 		return `${proto}://${host}`;
 	};

@@ -67,10 +67,6 @@ n8n_installed() {
   [ -f "$CACHE/n8n-$1/.complete" ]
 }
 
-postgresql_installed() {
-  compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null
-}
-
 # The browser tests drive Debian's Chromium at /usr/bin/chromium, never a downloaded browser.
 need_chromium() {
   want_package chromium "the browser tests" test -x /usr/bin/chromium
@@ -84,10 +80,11 @@ need_build_tools() {
   want_package g++ "building n8n's sqlite3 driver" have g++
 }
 
-# The queue-mode suite (issue 13) runs n8n with Redis and PostgreSQL.
+# The queue-mode suite runs n8n with its own throwaway Redis and PostgreSQL: scripts/queue-deps.sh
+# installs Debian's packages when missing (as root, without starting their system services) or says
+# what to install.
 need_queue_mode_services() {
-  want_package redis-server "the queue-mode suite" have redis-server
-  want_package postgresql "the queue-mode suite" postgresql_installed
+  bash scripts/queue-deps.sh
 }
 
 # n8n 2.41.1 and Node 24 for the demo and the real-n8n suites.
@@ -103,7 +100,8 @@ need_n8n_1() {
 
 case "${1:-test}" in
   test)
-    ensure_packages need_chromium need_build_tools need_queue_mode_services
+    ensure_packages need_chromium need_build_tools
+    need_queue_mode_services
     need_n8n_2
     need_n8n_1
     echo "setup: ready for npm test (chromium, n8n 2.41.1, n8n $N8N_1_VERSION, redis-server, postgresql)" >&2

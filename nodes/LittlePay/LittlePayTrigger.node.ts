@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from './helpers/callbackSignature';
+import { LITTLE_PAY_PUBLIC_KEY_PEM } from './helpers/callbackSignature';
 import {
 	callbackEventId,
 	callbackToItem,
@@ -16,19 +16,17 @@ import {
 	secretsEqual,
 } from './trigger/callbackEvent';
 import type { Verification } from './trigger/callbackEvent';
+import {
+	checkCallbackSignature,
+	rawCallbackBody,
+	refuseCallback as refuse,
+} from './trigger/callbackRequest';
 import { fetchPaymentStatus } from './trigger/confirmStatus';
 import { alreadyAccepted, recordAccepted } from './trigger/eventMemory';
 
 /** Which trigger a call is for: one memory of accepted events per workflow and node. */
 function triggerIdOf(context: IHookFunctions | IWebhookFunctions): string {
 	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
-}
-
-/** Answers a refused callback with a JSON status and starts nothing. */
-function refuse(context: IWebhookFunctions, status: number, reason: string): IWebhookResponseData {
-	const res = context.getResponseObject();
-	res.status(status).json({ received: false, error: reason });
-	return { noWebhookResponse: true };
 }
 
 export class LittlePayTrigger implements INodeType {
@@ -184,8 +182,7 @@ export class LittlePayTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const req = this.getRequestObject();
-		if (req.rawBody === undefined && typeof req.readRawBody === 'function') await req.readRawBody();
-		const rawBody: Buffer | undefined = req.rawBody;
+		const rawBody = await rawCallbackBody(this);
 		if (!rawBody || rawBody.length === 0) return refuse(this, 400, 'empty-body');
 
 		const callback = parseCallback(rawBody);
@@ -197,13 +194,7 @@ export class LittlePayTrigger implements INodeType {
 
 		// Payment callbacks must be signed (fail closed); refunds may be signed or carry the token.
 		if (verifySignatures && (callback.kind === 'payment' || hasSignature)) {
-			const check = verifyCallbackSignature({
-				rawBody,
-				timestampHeader: req.headers['x-littlepay-timestamp'],
-				signatureHeader: req.headers['x-littlepay-signature'],
-				publicKeyPem: this.getNodeParameter('publicKey', LITTLE_PAY_PUBLIC_KEY_PEM) as string,
-				toleranceSeconds: this.getNodeParameter('toleranceSeconds', 300) as number,
-			});
+			const check = checkCallbackSignature(this, rawBody);
 			if (!check.ok) return refuse(this, 401, check.reason);
 			verified = 'signature';
 		} else if (callback.kind === 'refund') {

@@ -8,12 +8,14 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import {
-	LITTLE_PAY_PUBLIC_KEY_PEM,
-	verifyCallbackSignature,
-} from '../../helpers/callbackSignature';
+import { LITTLE_PAY_PUBLIC_KEY_PEM } from '../../helpers/callbackSignature';
 import { invalidInput } from '../../helpers/validation';
-import { callbackToItem, parseCallback } from '../../trigger/callbackEvent';
+import { callbackEventId, callbackToItem, parseCallback } from '../../trigger/callbackEvent';
+import {
+	checkCallbackSignature,
+	rawCallbackBody,
+	refuseCallback as refuse,
+} from '../../trigger/callbackRequest';
 import { waitTimeoutField } from './fields';
 import { getPaymentStatus } from './getStatus.operation';
 
@@ -240,12 +242,6 @@ export async function pauseForIntent(
 	return await pauseForCallback(context, itemIndex, intent, timeoutMinutes);
 }
 
-/** Answers a refused resume call with a JSON status; the execution keeps waiting. */
-function refuse(context: IWebhookFunctions, status: number, reason: string): IWebhookResponseData {
-	context.getResponseObject().status(status).json({ received: false, error: reason });
-	return { noWebhookResponse: true };
-}
-
 /** A webhook context whose item is the paused payment (n8n provides it on resume calls). */
 type ResumeContext = IWebhookFunctions & Pick<IExecuteFunctions, 'evaluateExpression'>;
 
@@ -256,17 +252,9 @@ type ResumeContext = IWebhookFunctions & Pick<IExecuteFunctions, 'evaluateExpres
  */
 export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const context = this as ResumeContext;
-	const req = context.getRequestObject();
-	if (req.rawBody === undefined && typeof req.readRawBody === 'function') await req.readRawBody();
-	const rawBody: Buffer | undefined = req.rawBody;
+	const rawBody = await rawCallbackBody(context);
 	if (!rawBody || rawBody.length === 0) return refuse(context, 400, 'empty-body');
-	const check = verifyCallbackSignature({
-		rawBody,
-		timestampHeader: req.headers['x-littlepay-timestamp'],
-		signatureHeader: req.headers['x-littlepay-signature'],
-		publicKeyPem: context.getNodeParameter('publicKey', LITTLE_PAY_PUBLIC_KEY_PEM) as string,
-		toleranceSeconds: context.getNodeParameter('toleranceSeconds', 300) as number,
-	});
+	const check = checkCallbackSignature(context, rawBody);
 	if (!check.ok) return refuse(context, 401, check.reason);
 	const callback = parseCallback(rawBody);
 	if ('error' in callback || callback.kind !== 'payment') {
@@ -284,7 +272,15 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 	return {
 		webhookResponse: { received: true, event: callback.event },
 		workflowData: [
-			[{ json: { ...callbackToItem(callback, 'signature'), timedOut: false, waitedSeconds } }],
+			[
+				{
+					json: {
+						...callbackToItem(callback, 'signature', callbackEventId(callback)),
+						timedOut: false,
+						waitedSeconds,
+					},
+				},
+			],
 		],
 	};
 }

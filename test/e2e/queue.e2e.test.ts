@@ -1,6 +1,6 @@
 // The package in n8n's queue mode (issue 13): n8n 2.41.1 main + 2 workers + 2 webhook processes, a private
 // Postgres and Redis (scripts/queueCluster.ts), the sandbox as gateway. One cluster for the whole suite,
-// stopped in afterAll. The paused-payment test (pause until paid) is added with that feature.
+// stopped in afterAll.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 
 import axios from 'axios';
@@ -18,6 +18,7 @@ import {
 	waitFor,
 	waitForWebhook,
 } from './helpers';
+import { pausingWorkflowJson } from './pauseWorkflow';
 
 jest.setTimeout(900000);
 
@@ -151,6 +152,58 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 		const ranOn = cluster.workers.map((w) => executionsRunBy(w.logs()));
 		expect(ranOn.map((s) => s.size).every((n) => n > 0)).toBe(true);
 		expect(cluster.main.logs()).not.toMatch(/Worker started execution/);
+	});
+
+	it('pauses a payment on a worker and resumes it through a webhook process when Little Pay calls back', async () => {
+		const { workflow, path } = pausingWorkflowJson(
+			'collect',
+			{ amount: 30, unit: 'minutes' },
+			ids,
+			sandbox.merchant.publicKeyPem,
+		);
+		const { id, versionId } = await api.createWorkflow(workflow);
+		await api.activateWorkflow(id, versionId);
+		const key = `q${Date.now().toString(36)}`;
+		// A number ending in 3: the payer answers only when the test settles the payment below.
+		const order = { amount: 650, description: 'Queue pause', key, mobile: '+254712345673' };
+		const started = await waitFor(
+			'the production webhook',
+			async () => {
+				const res = await axios.post(`${cluster.webhooks[1].url}/webhook/${path}`, order, {
+					validateStatus: () => true,
+				});
+				return res.status === 404 ? undefined : res;
+			},
+			60000,
+		);
+		expect(started.status).toBe(200);
+		const waiting = await waitFor(
+			'the paused execution',
+			async () => (await api.executions(id)).find((e) => e.status === 'waiting'),
+			120000,
+		);
+		const intent = (
+			(await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Array<{
+				key: string;
+				reference: string;
+			}>
+		).find((i) => i.key === key)!;
+		await axios.post(`${sandbox.baseUrl}/sandbox/payments/${intent.reference}/resolve`, {
+			status: 'COMPLETED',
+		});
+		await waitFor(
+			'the resumed execution',
+			async () => ((await api.executions(id))[0]?.status === 'success' ? true : undefined),
+			120000,
+		);
+		const callbacks = (await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
+			.callbacks as Array<{ url: string; status?: number }>;
+		const resume = callbacks.filter((c) => c.url.includes(`/webhook-waiting/${waiting.id}`));
+		// Through a webhook process (the resume URL's host is one), answered once.
+		expect(resume.map((c) => c.status)).toEqual([200]);
+		expect(cluster.webhooks.some((w) => resume[0].url.startsWith(w.url!))).toBe(true);
+		expect(JSON.stringify(await api.execution(waiting.id))).toContain('payment.completed');
+		expect(cluster.workers.some((w) => executionsRunBy(w.logs()).has(waiting.id))).toBe(true);
 	});
 
 	let delivered: { workflowId: string; webhookId: string; body: string };

@@ -1,10 +1,8 @@
 // `npm start`: the sandbox gateway plus a real n8n with this package, credentials and the example
 // workflows loaded, so a new user can try everything in the browser without a Little Pay account.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import { startSandbox } from '../sandbox';
-import { N8nApi, OWNER, REPO_ROOT, startN8n } from './n8n';
+import { importExamples } from './examples';
+import { N8nApi, OWNER, startN8n } from './n8n';
 
 async function main(): Promise<void> {
 	const sandboxPort = Number(process.env.SANDBOX_PORT ?? 4010);
@@ -28,63 +26,7 @@ async function main(): Promise<void> {
 
 	const api = new N8nApi(n8n.url);
 	await api.setupOwner();
-	const m = sandbox.merchant;
-	const basicId = await api.createCredential('Little Pay sandbox (Basic)', 'littlePayBasicApi', {
-		clientId: m.clientId,
-		clientSecret: m.clientSecret,
-		tokenId: m.tokenId,
-		baseUrl: m.baseUrl,
-	});
-	const apiKeyId = await api.createCredential(
-		'Little Pay sandbox (API key)',
-		'littlePayApiKeyApi',
-		{
-			apiKey: m.apiKey,
-			baseUrl: m.baseUrl,
-			disbursementBaseUrl: '',
-		},
-	);
-
-	const dir = join(REPO_ROOT, 'examples/workflows');
-	const imported: string[] = [];
-	for (const file of readdirSync(dir)
-		.filter((f) => f.endsWith('.json'))
-		.sort()) {
-		const text = readFileSync(join(dir, file), 'utf8')
-			.split('{{SANDBOX_PUBLIC_KEY}}')
-			.join(JSON.stringify(m.publicKeyPem).slice(1, -1))
-			.split('http://127.0.0.1:5678')
-			.join(n8n.url)
-			.split('{{BASIC_CREDENTIAL_ID}}')
-			.join(basicId)
-			.split('{{API_KEY_CREDENTIAL_ID}}')
-			.join(apiKeyId);
-		const workflow = JSON.parse(text) as Record<string, unknown>;
-		const { id, versionId } = await api.createWorkflow(workflow);
-		const nodes = workflow.nodes as Array<{
-			type: string;
-			webhookId?: string;
-			parameters: { path?: string; httpMethod?: string };
-		}>;
-		const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
-		const checkout = nodes.find(
-			(n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'GET',
-		);
-		if (trigger) {
-			await api.activateWorkflow(id, versionId);
-			imported.push(
-				`${String(workflow.name)} (active; callback URL ${n8n.url}/webhook/${trigger.webhookId}/littlepay)`,
-			);
-		} else if (checkout) {
-			// Webhook-driven examples (the card checkout) only work while active.
-			await api.activateWorkflow(id, versionId);
-			imported.push(
-				`${String(workflow.name)} (active; open ${n8n.url}/webhook/${String(checkout.parameters.path)})`,
-			);
-		} else {
-			imported.push(String(workflow.name));
-		}
-	}
+	const imported = await importExamples(api, sandbox, n8n.url);
 
 	process.stdout.write(
 		[

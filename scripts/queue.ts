@@ -2,77 +2,12 @@
 // n8n main + 2 workers + 2 webhook processes (the package loaded in each), the sandbox as gateway, its two
 // credentials and the example workflows imported, as `npm start` does for one process. Ctrl-C stops all of
 // it and deletes its temporary folder.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import { startSandbox } from '../sandbox';
 import type { SandboxHandle } from '../sandbox';
-import { N8nApi, OWNER, REPO_ROOT } from './n8n';
+import { importExamples } from './examples';
+import { N8nApi, OWNER } from './n8n';
 import { startQueueCluster } from './queueCluster';
 import type { QueueCluster } from './queueCluster';
-
-/**
- * Creates the sandbox credentials and imports examples/workflows/*.json, with production URLs pointing at
- * `webhookUrl`; activates the webhook-driven ones. Returns one line per workflow.
- */
-export async function importExamples(
-	api: N8nApi,
-	sandbox: SandboxHandle,
-	webhookUrl: string,
-): Promise<string[]> {
-	const m = sandbox.merchant;
-	const basicId = await api.createCredential('Little Pay sandbox (Basic)', 'littlePayBasicApi', {
-		clientId: m.clientId,
-		clientSecret: m.clientSecret,
-		tokenId: m.tokenId,
-		baseUrl: m.baseUrl,
-	});
-	const apiKeyId = await api.createCredential(
-		'Little Pay sandbox (API key)',
-		'littlePayApiKeyApi',
-		{ apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' },
-	);
-	const dir = join(REPO_ROOT, 'examples/workflows');
-	const imported: string[] = [];
-	for (const file of readdirSync(dir)
-		.filter((f) => f.endsWith('.json'))
-		.sort()) {
-		const text = readFileSync(join(dir, file), 'utf8')
-			.split('{{SANDBOX_PUBLIC_KEY}}')
-			.join(JSON.stringify(m.publicKeyPem).slice(1, -1))
-			.split('http://127.0.0.1:5678')
-			.join(webhookUrl)
-			.split('{{BASIC_CREDENTIAL_ID}}')
-			.join(basicId)
-			.split('{{API_KEY_CREDENTIAL_ID}}')
-			.join(apiKeyId);
-		const workflow = JSON.parse(text) as Record<string, unknown>;
-		const { id, versionId } = await api.createWorkflow(workflow);
-		const nodes = workflow.nodes as Array<{
-			type: string;
-			webhookId?: string;
-			parameters: { path?: string; httpMethod?: string };
-		}>;
-		const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
-		const checkout = nodes.find(
-			(n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'GET',
-		);
-		if (trigger) {
-			await api.activateWorkflow(id, versionId);
-			imported.push(
-				`${String(workflow.name)} (active; callback URL ${webhookUrl}/webhook/${trigger.webhookId}/littlepay)`,
-			);
-		} else if (checkout) {
-			await api.activateWorkflow(id, versionId);
-			imported.push(
-				`${String(workflow.name)} (active; open ${webhookUrl}/webhook/${String(checkout.parameters.path)})`,
-			);
-		} else {
-			imported.push(String(workflow.name));
-		}
-	}
-	return imported;
-}
 
 async function main(): Promise<void> {
 	const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

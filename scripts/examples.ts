@@ -1,0 +1,71 @@
+// The demo's example workflows in an n8n: the sandbox credentials and examples/workflows/*.json, used by
+// `npm start` (one n8n) and `npm run queue` (queue mode).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { SandboxHandle } from '../sandbox';
+import { REPO_ROOT } from './n8n';
+import type { N8nApi } from './n8n';
+
+/**
+ * Creates the sandbox credentials and imports examples/workflows/*.json, with production URLs pointing at
+ * `webhookUrl`; activates the webhook-driven ones. Returns one line per workflow.
+ */
+export async function importExamples(
+	api: N8nApi,
+	sandbox: SandboxHandle,
+	webhookUrl: string,
+): Promise<string[]> {
+	const m = sandbox.merchant;
+	const basicId = await api.createCredential('Little Pay sandbox (Basic)', 'littlePayBasicApi', {
+		clientId: m.clientId,
+		clientSecret: m.clientSecret,
+		tokenId: m.tokenId,
+		baseUrl: m.baseUrl,
+	});
+	const apiKeyId = await api.createCredential(
+		'Little Pay sandbox (API key)',
+		'littlePayApiKeyApi',
+		{ apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' },
+	);
+	const dir = join(REPO_ROOT, 'examples/workflows');
+	const imported: string[] = [];
+	for (const file of readdirSync(dir)
+		.filter((f) => f.endsWith('.json'))
+		.sort()) {
+		const text = readFileSync(join(dir, file), 'utf8')
+			.split('{{SANDBOX_PUBLIC_KEY}}')
+			.join(JSON.stringify(m.publicKeyPem).slice(1, -1))
+			.split('http://127.0.0.1:5678')
+			.join(webhookUrl)
+			.split('{{BASIC_CREDENTIAL_ID}}')
+			.join(basicId)
+			.split('{{API_KEY_CREDENTIAL_ID}}')
+			.join(apiKeyId);
+		const workflow = JSON.parse(text) as Record<string, unknown>;
+		const { id, versionId } = await api.createWorkflow(workflow);
+		const nodes = workflow.nodes as Array<{
+			type: string;
+			webhookId?: string;
+			parameters: { path?: string; httpMethod?: string };
+		}>;
+		const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
+		const checkout = nodes.find(
+			(n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'GET',
+		);
+		if (trigger) {
+			await api.activateWorkflow(id, versionId);
+			imported.push(
+				`${String(workflow.name)} (active; callback URL ${webhookUrl}/webhook/${trigger.webhookId}/littlepay)`,
+			);
+		} else if (checkout) {
+			await api.activateWorkflow(id, versionId);
+			imported.push(
+				`${String(workflow.name)} (active; open ${webhookUrl}/webhook/${String(checkout.parameters.path)})`,
+			);
+		} else {
+			imported.push(String(workflow.name));
+		}
+	}
+	return imported;
+}

@@ -13,7 +13,7 @@ import { startSandbox } from '../sandbox';
 import type { SandboxHandle } from '../sandbox';
 import { N8nApi, startN8n } from '../scripts/n8n';
 import type { N8nServer } from '../scripts/n8n';
-import { sandboxCredentials } from '../test/e2e/helpers';
+import { allExecutions, sandboxCredentials } from '../test/e2e/helpers';
 import { chain, littlePayNode, noOpNode, webhookNode } from '../test/e2e/workflowParts';
 import { mapConcurrent, note, result, sleep } from './lib';
 
@@ -123,12 +123,7 @@ async function runSide(
 	const deadline = Date.now() + 15 * 60_000;
 	while (finished < PAYMENTS) {
 		if (Date.now() > deadline) throw new Error(`${mode}: only ${finished} executions finished`);
-		const res = await api.http.get('/rest/executions', {
-			params: { filter: JSON.stringify({ workflowId: id }), limit: PAYMENTS },
-		});
-		if (res.status !== 200)
-			throw new Error(`list executions: HTTP ${res.status} ${JSON.stringify(res.data)}`);
-		const list = (res.data as { data: { results: Array<{ status: string }> } }).data.results;
+		const list = await allExecutions(api, id);
 		maxRunning = Math.max(maxRunning, list.filter((e) => e.status === 'running').length);
 		finished = list.filter((e) => e.status === 'success' || e.status === 'error').length;
 		const failed = list.filter((e) => e.status === 'error').length;

@@ -9,6 +9,7 @@ import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 import { N8nApi, startN8n } from '../scripts/n8n';
+import { allExecutions } from '../test/e2e/helpers';
 import { mapConcurrent, note, result, sleep } from './lib';
 
 const GENUINE = 1000;
@@ -117,31 +118,6 @@ function shuffle<T>(values: T[], seed = 20261122): T[] {
 		[out[i], out[j]] = [out[j], out[i]];
 	}
 	return out;
-}
-
-/** Every execution of a workflow through the editor's REST API (pages of 100, cursor by cursor). */
-async function allExecutions(
-	api: N8nApi,
-	workflowId: string,
-): Promise<Array<{ id: string; status: string }>> {
-	const out: Array<{ id: string; status: string }> = [];
-	let cursor: string | undefined;
-	for (let page = 0; page < 1000; page++) {
-		const res = await api.http.get('/rest/executions', {
-			params: { filter: JSON.stringify({ workflowId }), limit: 100, ...(cursor ? { cursor } : {}) },
-		});
-		if (res.status !== 200)
-			throw new Error(`list executions: HTTP ${res.status} ${JSON.stringify(res.data)}`);
-		const data = (
-			res.data as {
-				data: { results: Array<{ id: string; status: string }>; nextCursor?: string | null };
-			}
-		).data;
-		out.push(...data.results);
-		if (!data.nextCursor || data.results.length === 0) break;
-		cursor = data.nextCursor;
-	}
-	return [...new Map(out.map((e) => [e.id, e])).values()];
 }
 
 /** Runs the trigger load bench and prints its RESULT lines. */

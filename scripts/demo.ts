@@ -41,6 +41,8 @@ async function main(): Promise<void> {
 			'completes after the simulated PIN prompt, one ending in 1 fails. The receipt workflow runs',
 			'on the signed callback. For cards, open the checkout URL above in a browser and pay with',
 			'4111111111111111 (no challenge) or 5200000000002151 (your bank page asks you to approve).',
+			'For the pause: execute "checkout link, pause until paid", open the checkoutUrl of its first node',
+			'and pay; the waiting execution resumes when the sandbox calls back (Executions list).',
 			'Ctrl-C stops n8n and the sandbox.',
 			'',
 		].join('\n'),

@@ -13,6 +13,7 @@ import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, freePort, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
+import { deviceInformation } from '../sandbox/helpers';
 import { loadExample, sandboxCredentials, waitFor } from './helpers';
 import { pausingWorkflowJson } from './pauseWorkflow';
 import { webhookNode } from './workflowParts';
@@ -191,17 +192,7 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 				cc_name: 'Amina Otieno',
 			},
 		});
-		await axios.post(`${sandbox.baseUrl}/pay/${reference}/enroll`, {
-			deviceInformation: {
-				httpBrowserColorDepth: 24,
-				httpBrowserJavaEnabled: false,
-				httpBrowserJavaScriptEnabled: true,
-				httpBrowserLanguage: 'en-KE',
-				httpBrowserScreenHeight: 900,
-				httpBrowserScreenWidth: 1440,
-				httpBrowserTimeDifference: -180,
-			},
-		});
+		await axios.post(`${sandbox.baseUrl}/pay/${reference}/enroll`, { deviceInformation });
 		const paid = await axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, { type: 'CARDS' });
 		expect(paid.data.data.status).toBe('COMPLETED');
 

@@ -1,19 +1,7 @@
 // Cards with 3-D Secure: token, device data collection page, enrolment by test card, step-up page, process.
 import axios from 'axios';
-import { startTestSandbox } from './helpers';
+import { deviceInformation, form, formHeaders, startTestSandbox } from './helpers';
 import type { TestSandbox } from './helpers';
-
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
-const deviceInformation = {
-	httpBrowserColorDepth: 24,
-	httpBrowserJavaEnabled: false,
-	httpBrowserJavaScriptEnabled: true,
-	httpBrowserLanguage: 'en-KE',
-	httpBrowserScreenHeight: 900,
-	httpBrowserScreenWidth: 1440,
-	httpBrowserTimeDifference: -180,
-};
 
 describe('sandbox card payments (3-D Secure)', () => {
 	let t: TestSandbox;

@@ -25,6 +25,22 @@ export interface TestSandbox {
 	status(referenceOrKey: string, query?: string): Promise<Json>;
 }
 
+/** A browser's device information as the enrolment step sends it. */
+export const deviceInformation = {
+	httpBrowserColorDepth: 24,
+	httpBrowserJavaEnabled: false,
+	httpBrowserJavaScriptEnabled: true,
+	httpBrowserLanguage: 'en-KE',
+	httpBrowserScreenHeight: 900,
+	httpBrowserScreenWidth: 1440,
+	httpBrowserTimeDifference: -180,
+};
+
+/** A form body, as the 3-D Secure pages post theirs. */
+export const form = (fields: Record<string, string>): string =>
+	new URLSearchParams(fields).toString();
+export const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
+
 let keySeq = 0;
 
 /** A fresh alphanumeric intent key. */

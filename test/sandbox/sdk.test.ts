@@ -6,20 +6,9 @@ import { generateKeyPairSync } from 'node:crypto';
 
 import { CallbackSender } from '../../sandbox/callbacks';
 import { Gateway } from '../../sandbox/gateway';
-import { newKey, startTestSandbox } from './helpers';
+import { deviceInformation, form, formHeaders, newKey, startTestSandbox } from './helpers';
 import type { TestSandbox } from './helpers';
 
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
-const deviceInformation = {
-	httpBrowserColorDepth: 24,
-	httpBrowserJavaEnabled: false,
-	httpBrowserJavaScriptEnabled: true,
-	httpBrowserLanguage: 'en-KE',
-	httpBrowserScreenHeight: 900,
-	httpBrowserScreenWidth: 1440,
-	httpBrowserTimeDifference: -180,
-};
 const card = (cc_number: string) => ({
 	type: 'CARDS',
 	payment: { cc_number, cc_cvv: '123', cc_exp: '01/39', cc_name: 'Amina Otieno' },

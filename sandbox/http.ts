@@ -69,17 +69,43 @@ export function readBody(req: IncomingMessage): Promise<string> {
 	});
 }
 
+/** Deepest nesting of arrays and objects a JSON body may have. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether value nests arrays/objects deeper than max levels; iterative, so no input can exhaust the stack. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+	const stack: Array<[unknown, number]> = [[value, 1]];
+	while (stack.length > 0) {
+		const [current, depth] = stack.pop() as [unknown, number];
+		if (typeof current !== 'object' || current === null) continue;
+		if (depth > max) return true;
+		for (const child of Object.values(current)) stack.push([child, depth + 1]);
+	}
+	return false;
+}
+
 /** Parses a body by its content type: JSON (default) or an HTML form. */
 export function parseBody(raw: string, contentType: string | undefined): unknown {
 	if (raw.trim() === '') return undefined;
 	if ((contentType ?? '').includes('application/x-www-form-urlencoded')) {
 		return Object.fromEntries(new URLSearchParams(raw));
 	}
+	let parsed: unknown;
 	try {
-		return JSON.parse(raw) as unknown;
+		parsed = JSON.parse(raw) as unknown;
 	} catch {
 		throw new SandboxError(400, 'INVALID_JSON', 'Request body is not valid JSON');
 	}
+	// A body nested thousands deep parses, but serialising it again (status record, ledger) overflows the
+	// stack: refused here so it can never be stored.
+	if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
+		throw new SandboxError(
+			400,
+			'INVALID_JSON',
+			`Request body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep`,
+		);
+	}
+	return parsed;
 }
 
 /** True for plain objects (not arrays, not null). */

@@ -498,6 +498,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		],
 	];
 
+	/** A path segment decoded; bad percent-encoding is the client's mistake (400), not a crash. */
+	const decodePathPart = (part: string): string => {
+		try {
+			return decodeURIComponent(part);
+		} catch {
+			throw new SandboxError(
+				400,
+				'INVALID_PATH',
+				`Path segment "${part}" is not valid percent-encoding`,
+			);
+		}
+	};
+
 	const route = (
 		method: string,
 		path: string,
@@ -507,7 +520,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		for (const [m, pattern, handler] of routes) {
 			if (m !== method) continue;
 			const match = pattern.exec(path);
-			if (match) return { handler, params: match.slice(1).map((p) => decodeURIComponent(p)) };
+			if (match) return { handler, params: match.slice(1).map((p) => decodePathPart(p)) };
 		}
 		return undefined;
 	};
@@ -633,7 +646,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	// Long polls hold requests for longPollTimeoutMs; never let Node cut them first.
 	server.requestTimeout = 0;
 	server.headersTimeout = 60_000;
-	server.keepAliveTimeout = 5_000;
+	// Idle keep-alive sockets stay open longer than clients keep them (Node's agent: 5 s), so the client always
+	// closes first; at equal timeouts a client could reuse a socket the sandbox was closing (ECONNRESET).
+	server.keepAliveTimeout = 65_000;
 
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);

@@ -1,3 +1,4 @@
+import axios from 'axios';
 // Payment intents: creation, Basic auth, validation, duplicate keys, status lookups and expiry.
 import { newKey, startTestSandbox, waitFor } from './helpers';
 import type { TestSandbox } from './helpers';
@@ -221,4 +222,22 @@ describe('sandbox payment intents', () => {
 			expect((await t.status(ok.reference)).status).toBe('PENDING');
 		},
 	);
+
+	it('refuses a body nested too deep and a path with broken percent-encoding with 400, and stays healthy', async () => {
+		const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+		const nested = await axios.post(
+			`${t.base}/api/payments/${t.sandbox.merchant.tokenId}/pay`,
+			deep,
+			{
+				headers: { Authorization: t.basic, 'content-type': 'application/json' },
+				validateStatus: () => true,
+			},
+		);
+		expect(nested.status).toBe(400);
+		expect(nested.data.data.message).toMatch(/more than 64 levels deep/);
+		const broken = await t.get('/api/payments-v2/%E0%A4%A', t.apiKeyHeaders);
+		expect(broken.status).toBe(400);
+		expect(broken.data.data.code).toBe('INVALID_PATH');
+		expect((await t.get('/sandbox/ledger')).status).toBe(200);
+	});
 });

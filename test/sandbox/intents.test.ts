@@ -1,5 +1,6 @@
-import axios from 'axios';
 // Payment intents: creation, Basic auth, validation, duplicate keys, status lookups and expiry.
+import axios from 'axios';
+
 import { newKey, startTestSandbox, waitFor } from './helpers';
 import type { TestSandbox } from './helpers';
 

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import axios from 'axios';
+import type { AxiosResponse } from 'axios';
 
 import type { SandboxHandle } from '../../sandbox';
 import { REPO_ROOT } from '../../scripts/n8n';
@@ -59,6 +60,24 @@ export async function sandboxCredentials(
 }
 
 /**
+ * POSTs to a production webhook of a workflow just activated: activation returns before n8n has
+ * registered it, so a 404 is retried for up to `waitMs`. Returns the first other answer, whatever it is.
+ */
+export async function postToNewWebhook(
+	url: string,
+	body: unknown,
+	waitMs = 10000,
+): Promise<AxiosResponse> {
+	const deadline = Date.now() + waitMs;
+	let response = await axios.post(url, body, { validateStatus: () => true, timeout: 120000 });
+	while (response.status === 404 && Date.now() < deadline) {
+		await new Promise((r) => setTimeout(r, 250));
+		response = await axios.post(url, body, { validateStatus: () => true, timeout: 120000 });
+	}
+	return response;
+}
+
+/**
  * Swaps a workflow's manual trigger for a webhook, activates it, calls it and returns the last
  * node's items (n8n answers once the workflow has run); the workflow is deactivated afterwards.
  */
@@ -85,20 +104,7 @@ export async function runViaWebhook(
 	};
 	const { id, versionId } = await api.createWorkflow(workflow);
 	await api.activateWorkflow(id, versionId);
-	// Activation returns before n8n has registered the production webhook; wait until it listens.
-	let response = await axios.post(
-		`${n8nUrl}/webhook/${path}`,
-		{},
-		{ validateStatus: () => true, timeout: 120000 },
-	);
-	for (let i = 0; response.status === 404 && i < 40; i++) {
-		await new Promise((r) => setTimeout(r, 250));
-		response = await axios.post(
-			`${n8nUrl}/webhook/${path}`,
-			{},
-			{ validateStatus: () => true, timeout: 120000 },
-		);
-	}
+	const response = await postToNewWebhook(`${n8nUrl}/webhook/${path}`, {});
 	if (response.status !== 200)
 		throw new Error(`workflow run: HTTP ${response.status} ${JSON.stringify(response.data)}`);
 	await api.http.post(`/rest/workflows/${id}/deactivate`, {});

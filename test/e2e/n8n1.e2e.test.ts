@@ -6,7 +6,13 @@ import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
-import { loadExample, runViaWebhook, sandboxCredentials, waitFor } from './helpers';
+import {
+	loadExample,
+	postToNewWebhook,
+	runViaWebhook,
+	sandboxCredentials,
+	waitFor,
+} from './helpers';
 import { pausingWorkflowJson } from './pauseWorkflow';
 import { expectExactlyOnce, failAndRetry } from './retryScenario';
 
@@ -84,16 +90,7 @@ describe(`the package in n8n ${N8N_1_VERSION}`, () => {
 		await api.activateWorkflow(id, versionId);
 		const key = `one${Date.now().toString(36)}`;
 		const body = { amount: 800, description: 'Order 1x', key, mobile: '+254712345670' };
-		let response = await axios.post(`${n8n.url}/webhook/${path}`, body, {
-			validateStatus: () => true,
-		});
-		for (let i = 0; response.status === 404 && i < 40; i++) {
-			await new Promise((r) => setTimeout(r, 250));
-			response = await axios.post(`${n8n.url}/webhook/${path}`, body, {
-				validateStatus: () => true,
-			});
-		}
-		expect(response.status).toBe(200);
+		expect((await postToNewWebhook(`${n8n.url}/webhook/${path}`, body)).status).toBe(200);
 		const finished = await waitFor(
 			'the resumed execution',
 			async () => {

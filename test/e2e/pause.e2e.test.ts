@@ -14,7 +14,7 @@ import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, freePort, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
 import { deviceInformation } from '../sandbox/helpers';
-import { loadExample, sandboxCredentials, waitFor } from './helpers';
+import { loadExample, postToNewWebhook, sandboxCredentials, waitFor } from './helpers';
 import { pausingWorkflowJson } from './pauseWorkflow';
 import { webhookNode } from './workflowParts';
 
@@ -76,16 +76,7 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 	}
 
 	async function start(path: string, body: Json): Promise<void> {
-		let response = await axios.post(`${n8n.url}/webhook/${path}`, body, {
-			validateStatus: () => true,
-		});
-		for (let i = 0; response.status === 404 && i < 40; i++) {
-			await new Promise((r) => setTimeout(r, 250));
-			response = await axios.post(`${n8n.url}/webhook/${path}`, body, {
-				validateStatus: () => true,
-			});
-		}
-		expect(response.status).toBe(200);
+		expect((await postToNewWebhook(`${n8n.url}/webhook/${path}`, body)).status).toBe(200);
 	}
 
 	const executionsOf = async (workflowId: string) => await api.executions(workflowId);

@@ -7,7 +7,7 @@ import axios from 'axios';
 
 import type { SandboxHandle } from '../../sandbox';
 import type { N8nApi } from '../../scripts/n8n';
-import { sandboxCredentials, waitFor } from './helpers';
+import { postToNewWebhook, sandboxCredentials, waitFor } from './helpers';
 import { chain, littlePayNode, webhookNode } from './workflowParts';
 
 type Json = Record<string, unknown>;
@@ -96,20 +96,7 @@ export async function failAndRetry(
 			{ method: 'GET', pathPrefix: lookupPath, status: 503 },
 		],
 	});
-	let response = await axios.post(
-		`${n8nUrl}/webhook/${path}`,
-		{ rows },
-		{ validateStatus: () => true },
-	);
-	// Activation returns before n8n has registered the production webhook.
-	for (let i = 0; response.status === 404 && i < 40; i++) {
-		await new Promise((r) => setTimeout(r, 250));
-		response = await axios.post(
-			`${n8nUrl}/webhook/${path}`,
-			{ rows },
-			{ validateStatus: () => true },
-		);
-	}
+	const response = await postToNewWebhook(`${n8nUrl}/webhook/${path}`, { rows });
 	if (response.status !== 200) throw new Error(`webhook: HTTP ${response.status}`);
 	const failed = await waitFor(
 		'the failed execution',

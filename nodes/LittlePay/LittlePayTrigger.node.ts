@@ -1,6 +1,8 @@
 import type {
 	IDataObject,
+	IExecuteFunctions,
 	IHookFunctions,
+	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -22,11 +24,31 @@ import {
 	refuseCallback as refuse,
 } from './trigger/callbackRequest';
 import { fetchPaymentStatus } from './trigger/confirmStatus';
-import { alreadyAccepted, recordAccepted } from './trigger/eventMemory';
+import { admitEvent, recordAccepted, settleEvent } from './trigger/eventMemory';
 
 /** Which trigger a call is for: one memory of accepted events per workflow and node. */
-function triggerIdOf(context: IHookFunctions | IWebhookFunctions): string {
+function triggerIdOf(context: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
 	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+}
+
+/** Seconds a gateway is asked to wait before delivering again a copy of an event still in flight. */
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Settles an admitted event when n8n has answered the gateway. n8n 2.x answers an accepted callback
+ * only after WorkflowRunner.run has recorded the execution (or queued it) and answers 5xx when that
+ * fails; a request closed without an answer counts as not recorded, so a redelivery runs.
+ */
+function settleOnAnswer(context: IWebhookFunctions, triggerId: string, eventId: string): void {
+	const res = context.getResponseObject();
+	let settled = false;
+	const settle = (recorded: boolean) => {
+		if (settled) return;
+		settled = true;
+		settleEvent(triggerId, eventId, recorded, Date.now());
+	};
+	res.once('finish', () => settle(res.statusCode >= 200 && res.statusCode < 300));
+	res.once('close', () => settle(false));
 }
 
 export class LittlePayTrigger implements INodeType {
@@ -57,6 +79,8 @@ export class LittlePayTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
+				// Empty, so n8n answers with webhook()'s small JSON instead of its default 'firstEntryJson'.
+				responseData: '',
 				path: 'littlepay',
 			},
 		],
@@ -227,22 +251,41 @@ export class LittlePayTrigger implements INodeType {
 			if (verified === 'none') verified = 'status-check';
 		}
 
-		// Check and record in one synchronous step, so two deliveries arriving together in this process
-		// cannot both pass. Static data is written only here, for an accepted event.
+		// n8n answers 2xx only after it has recorded the execution (n8n 2.x, as for its own Webhook
+		// node): the event counts as seen only then, so a redelivery after any failure before runs.
 		const eventId = callbackEventId(callback);
-		const memory = this.getWorkflowStaticData('node');
-		if (alreadyAccepted(triggerIdOf(this), memory, eventId)) {
+		const triggerId = triggerIdOf(this);
+		const admission = admitEvent(triggerId, this.getWorkflowStaticData('node'), eventId, Date.now());
+		if (admission === 'duplicate') {
 			return { webhookResponse: { received: true, duplicate: true, eventId } };
 		}
-		recordAccepted(triggerIdOf(this), memory, eventId, Date.now());
+		if (admission === 'in-flight') {
+			return refuse(this, 503, 'in-flight', IN_FLIGHT_RETRY_AFTER_SECONDS);
+		}
+		settleOnAnswer(this, triggerId, eventId);
 
 		const item = callbackToItem(callback, verified, eventId);
 		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;
-		// Answered here, not through webhookResponse, for two measured reasons (n8n 2.41): n8n saves static
-		// data only when the answer is sent before it records the execution (when it answers afterwards,
-		// recording the execution resets the changed mark and the ids are never saved); and its default
-		// answer would be the literal text 'firstEntryJson'.
-		this.getResponseObject().status(200).json({ received: true, event: callback.event, eventId });
-		return { noWebhookResponse: true, workflowData: [[{ json: item }]] };
+		return {
+			webhookResponse: { received: true, event: callback.event, eventId },
+			workflowData: [[{ json: item }]],
+		};
+	}
+
+	/**
+	 * Runs inside the execution n8n recorded for an accepted callback, before the next nodes: it
+	 * records the event in static data, which n8n saves when the execution finishes (the worker in
+	 * queue mode). Written here rather than in webhook(), whose static data n8n does not save when it
+	 * answers after recording the execution.
+	 */
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const triggerId = triggerIdOf(this);
+		const staticData = this.getWorkflowStaticData('node');
+		for (const item of items) {
+			const eventId = item.json.eventId;
+			if (typeof eventId === 'string') recordAccepted(triggerId, staticData, eventId, Date.now());
+		}
+		return [items];
 	}
 }

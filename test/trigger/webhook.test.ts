@@ -58,11 +58,13 @@ describe('Little Pay Trigger webhook', () => {
 		const call = await callWebhook(state, params, signed(paymentBody));
 		expect(call.started).toBe(true);
 		const item = call.result.workflowData![0][0].json;
-		// The trigger answers itself (n8n saves static data only then) with a small JSON body.
-		expect(call.result.noWebhookResponse).toBe(true);
-		expect(call.response).toEqual({
-			status: 200,
-			body: { received: true, event: 'payment.completed', eventId: item.eventId },
+		// n8n answers (after recording the execution) with the trigger's small JSON body.
+		expect(call.result.noWebhookResponse).toBeUndefined();
+		expect(call.response).toEqual({});
+		expect(call.result.webhookResponse).toEqual({
+			received: true,
+			event: 'payment.completed',
+			eventId: item.eventId,
 		});
 		expect(item.eventId).toMatch(/^[0-9a-f]{32}$/);
 		expect(item).toMatchObject({
@@ -214,7 +216,59 @@ describe('Little Pay Trigger webhook', () => {
 			Array.from({ length: 20 }, () => callWebhook(state, params, signed(paymentBody))),
 		);
 		expect(calls.filter((c) => c.started)).toHaveLength(1);
-		expect(calls.filter((c) => c.result.webhookResponse?.duplicate === true)).toHaveLength(19);
+		// The others arrived while the first was in flight (asked to come back) or after it was recorded.
+		const duplicates = calls.filter((c) => c.result.webhookResponse?.duplicate === true);
+		const retryLater = calls.filter((c) => c.response.status === 503);
+		expect(duplicates.length + retryLater.length).toBe(19);
+		for (const call of retryLater) {
+			expect(call.response.body).toEqual({ received: false, error: 'in-flight' });
+			expect(call.response.headers).toEqual({ 'retry-after': '5' });
+		}
+	});
+
+	describe('counts an event as seen only once n8n has recorded its execution', () => {
+		it('runs the redelivery of a callback whose execution n8n failed to record (answered 500)', async () => {
+			const state = newTriggerState();
+			const first = await callWebhook(state, params, signed(paymentBody), 2, undefined, 'fails');
+			expect(first.started).toBe(true);
+			expect(state.staticData.acceptedEvents).toBeUndefined();
+			const again = await callWebhook(state, params, signed(paymentBody));
+			expect(again.started).toBe(true);
+			expect(again.result.webhookResponse).toMatchObject({ event: 'payment.completed' });
+			// Recorded this time: the next copy is a duplicate, in the process and in static data.
+			expect(Object.keys(state.staticData.acceptedEvents as object)).toEqual([
+				again.result.webhookResponse!.eventId,
+			]);
+			expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(false);
+		});
+
+		it('asks a copy arriving while the first is in flight to come back, then calls it a duplicate', async () => {
+			const state = newTriggerState();
+			const first = await callWebhook(state, params, signed(paymentBody), 2, undefined, 'later');
+			const copy = await callWebhook(state, params, signed(paymentBody));
+			expect(copy.started).toBe(false);
+			expect(copy.response.status).toBe(503);
+			await first.finishRecording(true);
+			const later = await callWebhook(state, params, signed(paymentBody));
+			expect(later.started).toBe(false);
+			expect(later.result.webhookResponse).toMatchObject({ duplicate: true });
+		});
+
+		it('runs a copy after the first request closed without n8n answering', async () => {
+			const state = newTriggerState();
+			const first = await callWebhook(state, params, signed(paymentBody), 2, undefined, 'later');
+			await first.finishRecording(false);
+			expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
+		});
+
+		it('writes static data from the recorded execution, not from the webhook call', async () => {
+			const state = newTriggerState();
+			const first = await callWebhook(state, params, signed(paymentBody), 2, undefined, 'later');
+			expect(first.started).toBe(true);
+			expect(state.staticData.acceptedEvents).toBeUndefined();
+			await first.finishRecording(true);
+			expect(Object.keys(state.staticData.acceptedEvents as object)).toHaveLength(1);
+		});
 	});
 
 	it('keeps one memory per trigger: the same event in two workflows starts both', async () => {
@@ -256,7 +310,10 @@ describe('Little Pay Trigger webhook', () => {
 		for (const typeVersion of [1, 2]) {
 			const state = newTriggerState();
 			const first = await callWebhook(state, params, signed(paymentBody), typeVersion);
-			expect(first.response.body).toMatchObject({ received: true, event: 'payment.completed' });
+			expect(first.result.webhookResponse).toMatchObject({
+				received: true,
+				event: 'payment.completed',
+			});
 			expect((await callWebhook(state, params, signed(paymentBody), typeVersion)).started).toBe(
 				false,
 			);

@@ -1,5 +1,7 @@
+import { EventEmitter } from 'node:events';
 import type {
 	IDataObject,
+	IExecuteFunctions,
 	IHookFunctions,
 	IWebhookFunctions,
 	IWebhookResponseData,
@@ -16,9 +18,18 @@ export interface FakeRequest {
 export interface WebhookCall {
 	result: IWebhookResponseData;
 	/** Status and body the handler wrote itself (refusals); undefined when n8n answers with webhookResponse. */
-	response: { status?: number; body?: unknown };
+	response: { status?: number; body?: unknown; headers?: Record<string, string> };
 	started: boolean;
+	/** For `recording: 'later'`: n8n's answer after recording the execution (true) or failing to (false). */
+	finishRecording: (recorded: boolean) => Promise<void>;
 }
+
+/**
+ * What n8n 2.x does after webhook() returns workflow data: record the execution, then answer 200
+ * ('recorded', and the execution runs the trigger's execute()), or answer 500 ('fails', e.g. the
+ * database refused the write), or neither yet ('later': the test calls finishRecording itself).
+ */
+export type Recording = 'recorded' | 'fails' | 'later';
 
 export interface TriggerState {
 	staticData: IDataObject;
@@ -46,19 +57,28 @@ export async function callWebhook(
 	params: IDataObject,
 	request: FakeRequest,
 	typeVersion = 2,
-	trigger: Pick<LittlePayTrigger, 'webhook'> = new LittlePayTrigger(),
+	trigger: Pick<LittlePayTrigger, 'webhook' | 'execute'> = new LittlePayTrigger(),
+	recording: Recording = 'recorded',
 ): Promise<WebhookCall> {
 	const response: WebhookCall['response'] = {};
-	const res = {
+	const res = Object.assign(new EventEmitter(), {
+		statusCode: 200,
 		status(code: number) {
 			response.status = code;
+			res.statusCode = code;
+			return res;
+		},
+		setHeader(name: string, value: string) {
+			response.headers = { ...response.headers, [name.toLowerCase()]: value };
 			return res;
 		},
 		json(body: unknown) {
 			response.body = body;
+			res.emit('finish');
+			res.emit('close');
 			return res;
 		},
-	};
+	});
 	const defaults: IDataObject = {
 		events: ['*'],
 		verifySignatures: true,
@@ -96,7 +116,45 @@ export async function callWebhook(
 		},
 	} as unknown as IWebhookFunctions;
 	const result = await trigger.webhook.call(context);
-	return { result, response, started: (result.workflowData?.[0]?.length ?? 0) > 0 };
+	const started = (result.workflowData?.[0]?.length ?? 0) > 0;
+	let answered = false;
+	/** n8n's answer: 200 after recording (then the execution runs), or 500 when recording failed. */
+	const finishRecording = async (recorded: boolean) => {
+		if (answered) return;
+		answered = true;
+		res.statusCode = recorded ? 200 : 500;
+		res.emit('finish');
+		res.emit('close');
+		if (recorded && started) await runTriggerExecution(state, trigger, result, typeVersion);
+	};
+	if (!started && response.status === undefined) {
+		// No execution: n8n sends webhookResponse at once.
+		await finishRecording(true);
+	} else if (started && recording !== 'later') {
+		await finishRecording(recording === 'recorded');
+	}
+	return { result, response, started, finishRecording };
+}
+
+/** Runs the trigger node's execute() as n8n's engine does inside the recorded execution. */
+async function runTriggerExecution(
+	state: TriggerState,
+	trigger: Pick<LittlePayTrigger, 'execute'>,
+	result: IWebhookResponseData,
+	typeVersion: number,
+): Promise<void> {
+	const context = {
+		getInputData: () => result.workflowData?.[0] ?? [],
+		getWorkflowStaticData: () => state.staticData,
+		getWorkflow: () => ({ id: state.workflowId, active: true }),
+		getNode: () => ({
+			id: 'trigger-node',
+			name: 'Little Pay Trigger',
+			type: 'n8n-nodes-littlepay.littlePayTrigger',
+			typeVersion,
+		}),
+	} as unknown as IExecuteFunctions;
+	await trigger.execute.call(context);
 }
 
 /** Calls one of the trigger's activation methods (checkExists, create, delete) the way n8n does. */

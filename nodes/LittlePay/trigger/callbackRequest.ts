@@ -10,13 +10,19 @@ export async function rawCallbackBody(context: IWebhookFunctions): Promise<Buffe
 	return req.rawBody;
 }
 
-/** Answers a refused callback with a JSON status; nothing starts or resumes. */
+/**
+ * Answers a refused callback with a JSON status; nothing starts or resumes. `retryAfterSeconds` tells
+ * the gateway when to deliver again, for refusals that are only "not now".
+ */
 export function refuseCallback(
 	context: IWebhookFunctions,
 	status: number,
 	reason: string,
+	retryAfterSeconds?: number,
 ): IWebhookResponseData {
-	context.getResponseObject().status(status).json({ received: false, error: reason });
+	const res = context.getResponseObject();
+	if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(retryAfterSeconds));
+	res.status(status).json({ received: false, error: reason });
 	return { noWebhookResponse: true };
 }
 

@@ -6,16 +6,29 @@ export const EVENT_MEMORY_LIMIT = 1000;
 /** The static data key holding `{ [eventId]: acceptedAtMs }`. */
 export const ACCEPTED_EVENTS_KEY = 'acceptedEvents';
 
+/**
+ * How long an event handed to n8n blocks a second copy in this process when n8n never answers (a
+ * request that neither finishes nor closes). Normally n8n's answer settles the event long before.
+ */
+export const IN_FLIGHT_LIMIT_MS = 120_000;
+
 /** Accepted events of each trigger (`<workflow id>:<node id>`) in this n8n process: id -> accepted at (ms). */
 const processMemories = new Map<string, Map<string, number>>();
 
-function processMemoryOf(triggerId: string): Map<string, number> {
-	let memory = processMemories.get(triggerId);
+/** Events of each trigger handed to n8n in this process whose execution is not recorded yet: id -> since (ms). */
+const inFlightEvents = new Map<string, Map<string, number>>();
+
+function memoryOf(memories: Map<string, Map<string, number>>, triggerId: string) {
+	let memory = memories.get(triggerId);
 	if (!memory) {
 		memory = new Map();
-		processMemories.set(triggerId, memory);
+		memories.set(triggerId, memory);
 	}
 	return memory;
+}
+
+function processMemoryOf(triggerId: string): Map<string, number> {
+	return memoryOf(processMemories, triggerId);
 }
 
 /** Reads the accepted events kept in a trigger's static data, ignoring anything malformed. */
@@ -53,14 +66,65 @@ export function alreadyAccepted(
 	return typeof storedEvents(staticData)[eventId] === 'number';
 }
 
+/** What the trigger does with a verified event: run it, answer that it already ran, or ask for it later. */
+export type Admission = 'admitted' | 'duplicate' | 'in-flight';
+
 /**
- * Records an accepted event in the process and in static data (n8n saves static data after the call).
+ * Decides about a verified event in one synchronous step, so two copies arriving together in this
+ * process cannot both run. An admitted event is only in flight: it counts as seen once n8n has
+ * recorded its execution (settleEvent), never before, so a copy delivered after n8n failed to record
+ * the first runs. A copy arriving while the first is in flight gets a retryable answer instead.
+ */
+export function admitEvent(
+	triggerId: string,
+	staticData: IDataObject,
+	eventId: string,
+	now: number,
+): Admission {
+	if (alreadyAccepted(triggerId, staticData, eventId)) return 'duplicate';
+	const inFlight = memoryOf(inFlightEvents, triggerId);
+	const since = inFlight.get(eventId);
+	if (since !== undefined && now - since < IN_FLIGHT_LIMIT_MS) return 'in-flight';
+	inFlight.set(eventId, now);
+	return 'admitted';
+}
+
+/**
+ * Ends an admission when n8n has answered the gateway: a 2xx (sent only after n8n recorded the
+ * execution) makes the event seen in this process; anything else forgets it, so the redelivery runs.
+ */
+export function settleEvent(triggerId: string, eventId: string, recorded: boolean, now: number): void {
+	memoryOf(inFlightEvents, triggerId).delete(eventId);
+	if (recorded) rememberInProcess(triggerId, eventId, now);
+}
+
+/** Remembers an accepted event in this process, keeping the newest `limit`. */
+function rememberInProcess(
+	triggerId: string,
+	eventId: string,
+	now: number,
+	limit = EVENT_MEMORY_LIMIT,
+): Map<string, number> {
+	const memory = processMemoryOf(triggerId);
+	memory.set(eventId, Math.max(now, memory.get(eventId) ?? 0));
+	if (memory.size > limit) {
+		const kept = new Map(newest(memory, limit));
+		memory.clear();
+		for (const [id, at] of kept) memory.set(id, at);
+	}
+	return memory;
+}
+
+/**
+ * Records an accepted event in the process and in static data. Called from the trigger's own
+ * execution, which n8n runs only once it has recorded it, and whose changed static data n8n saves
+ * when the execution finishes (by the worker in queue mode).
  *
  * n8n saves a workflow's static data as one blob without a lock: two processes accepting different events
  * at the same moment each write their own copy, and the last write drops the other's id. So every write
  * carries this process's own recent ids as well as the loaded ones: an id dropped by another process's
- * write comes back with the next event this process accepts. Only called for accepted events: refused,
- * ignored and duplicate calls write nothing (no database write for them).
+ * write comes back with the next event this process records. Refused, ignored and duplicate calls
+ * start no execution and so write nothing.
  */
 export function recordAccepted(
 	triggerId: string,
@@ -69,13 +133,7 @@ export function recordAccepted(
 	now: number,
 	limit = EVENT_MEMORY_LIMIT,
 ): void {
-	const memory = processMemoryOf(triggerId);
-	memory.set(eventId, now);
-	if (memory.size > limit) {
-		const kept = new Map(newest(memory, limit));
-		memory.clear();
-		for (const [id, at] of kept) memory.set(id, at);
-	}
+	const memory = rememberInProcess(triggerId, eventId, now, limit);
 	const merged = new Map(Object.entries(storedEvents(staticData)));
 	for (const [id, at] of memory) merged.set(id, Math.max(at, merged.get(id) ?? 0));
 	staticData[ACCEPTED_EVENTS_KEY] = Object.fromEntries(newest(merged, limit));

@@ -29,6 +29,9 @@ export const resumeWebhooks: IWebhookDescription[] = [
 		name: 'default',
 		httpMethod: 'POST',
 		responseMode: 'onReceived',
+		// Empty, so n8n answers with webhook()'s small JSON (after it has recorded the resumption)
+		// instead of its default 'firstEntryJson'.
+		responseData: '',
 		path: '',
 		restartWebhook: true,
 		isFullPath: true,

@@ -13,8 +13,8 @@ import { startSandbox } from '../sandbox';
 import type { SandboxHandle } from '../sandbox';
 import { N8nApi, startN8n } from '../scripts/n8n';
 import type { N8nServer } from '../scripts/n8n';
-import { allExecutions, sandboxCredentials } from '../test/e2e/helpers';
-import { chain, littlePayNode, noOpNode, webhookNode } from '../test/e2e/workflowParts';
+import { allExecutions, sandboxCredentials } from '../scripts/n8nRuns';
+import { chain, littlePayNode, noOpNode, webhookNode } from '../scripts/workflowParts';
 import { mapConcurrent, note, result, sleep } from './lib';
 
 const PAYMENTS = 100;

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { signCallback } from '../sandbox';
 import { N8nApi } from '../scripts/n8n';
 import { postgresBin, startQueueCluster } from '../scripts/queueCluster';
-import { settledExecutions, waitForWebhook } from '../test/e2e/helpers';
+import { settledExecutions, waitForWebhook } from '../scripts/n8nRuns';
 import { mapConcurrent, note, percentile, result, sleep } from './lib';
 
 const CALLBACKS = 1000;

@@ -9,7 +9,7 @@ import axios from 'axios';
 import { startSandbox } from '../sandbox';
 import { N8nApi } from '../scripts/n8n';
 import { startQueueCluster } from '../scripts/queueCluster';
-import { sandboxCredentials, settledExecutions, waitForWebhook } from '../test/e2e/helpers';
+import { sandboxCredentials, settledExecutions, waitForWebhook } from '../scripts/n8nRuns';
 import { note, result } from './lib';
 
 const RUNS = 10;

@@ -9,7 +9,7 @@ import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 import { N8nApi, startN8n } from '../scripts/n8n';
-import { allExecutions } from '../test/e2e/helpers';
+import { allExecutions } from '../scripts/n8nRuns';
 import { mapConcurrent, note, result, sleep } from './lib';
 
 const GENUINE = 1000;

@@ -24,9 +24,9 @@ import type {
 	IConnections,
 } from 'n8n-workflow';
 
-import { LittlePayApiKeyApi } from '../../credentials/LittlePayApiKeyApi.credentials';
-import { LittlePayBasicApi } from '../../credentials/LittlePayBasicApi.credentials';
-import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
+import { LittlePayApiKeyApi } from '../credentials/LittlePayApiKeyApi.credentials';
+import { LittlePayBasicApi } from '../credentials/LittlePayBasicApi.credentials';
+import { LittlePay } from '../nodes/LittlePay/LittlePay.node';
 import { engineLogMark, engineLogSince } from './engineLog';
 import type { EngineLogEntry } from './engineLog';
 
@@ -234,12 +234,12 @@ export interface RunOptions {
 
 let executionSeq = 0;
 
-/** Reads a workflow fixture from test/fixtures/workflows and fills its placeholders. */
+/** Reads a workflow fixture from scripts/workflows and fills its placeholders. */
 export function loadFixture(
 	file: string,
 	replacements: Record<string, string | number> = {},
 ): WorkflowJson {
-	let text = readFileSync(join(__dirname, '..', 'fixtures', 'workflows', file), 'utf8');
+	let text = readFileSync(join(__dirname, 'workflows', file), 'utf8');
 	for (const [name, value] of Object.entries(replacements)) {
 		text = text.split(`{{${name}}}`).join(JSON.stringify(String(value)).slice(1, -1));
 	}

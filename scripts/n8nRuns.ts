@@ -1,5 +1,5 @@
-// Shared by the real-n8n suites: example workflows, sandbox credentials, and running a workflow
-// through a production webhook.
+// Shared by the real-n8n suites, the benches and the demo scripts: example workflows, sandbox credentials,
+// and running a workflow through a production webhook.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import axios from 'axios';
 import type { AxiosResponse } from 'axios';
 
-import type { SandboxHandle } from '../../sandbox';
-import { REPO_ROOT } from '../../scripts/n8n';
-import type { N8nApi } from '../../scripts/n8n';
+import type { SandboxHandle } from '../sandbox';
+import { REPO_ROOT } from './n8n';
+import type { N8nApi } from './n8n';
 
 /** Polls until the probe returns a value, or fails after the timeout. */
 export async function waitFor<T>(

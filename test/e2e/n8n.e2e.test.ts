@@ -13,7 +13,7 @@ import { chromium } from 'playwright-core';
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, OWNER, REPO_ROOT, startN8n } from '../../scripts/n8n';
-import { loadExample, runViaWebhook, sandboxCredentials, waitFor } from './helpers';
+import { loadExample, runViaWebhook, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
 import { expectExactlyOnce, failAndRetry } from './retryScenario';
 import type { N8nServer } from '../../scripts/n8n';
 

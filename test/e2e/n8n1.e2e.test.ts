@@ -12,7 +12,7 @@ import {
 	runViaWebhook,
 	sandboxCredentials,
 	waitFor,
-} from './helpers';
+} from '../../scripts/n8nRuns';
 import { pausingWorkflowJson } from './pauseWorkflow';
 import { expectExactlyOnce, failAndRetry } from './retryScenario';
 

@@ -14,9 +14,9 @@ import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, freePort, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
 import { deviceInformation } from '../sandbox/helpers';
-import { loadExample, postToNewWebhook, sandboxCredentials, waitFor } from './helpers';
+import { loadExample, postToNewWebhook, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
 import { pausingWorkflowJson } from './pauseWorkflow';
-import { webhookNode } from './workflowParts';
+import { webhookNode } from '../../scripts/workflowParts';
 
 jest.setTimeout(600000);
 

@@ -1,7 +1,7 @@
 // The workflow the pause tests run in n8n: Webhook -> Little Pay (paused) -> Paid (No Operation).
 import { randomUUID } from 'node:crypto';
 
-import { chain, littlePayNode, noOpNode, webhookNode } from './workflowParts';
+import { chain, littlePayNode, noOpNode, webhookNode } from '../../scripts/workflowParts';
 
 /** Builds the workflow and the path its Webhook listens on. */
 export function pausingWorkflowJson(

@@ -18,7 +18,7 @@ import {
 	settledExecutions,
 	waitFor,
 	waitForWebhook,
-} from './helpers';
+} from '../../scripts/n8nRuns';
 import { pausingWorkflowJson } from './pauseWorkflow';
 
 jest.setTimeout(900000);

@@ -7,8 +7,8 @@ import axios from 'axios';
 
 import type { SandboxHandle } from '../../sandbox';
 import type { N8nApi } from '../../scripts/n8n';
-import { postToNewWebhook, sandboxCredentials, waitFor } from './helpers';
-import { chain, littlePayNode, webhookNode } from './workflowParts';
+import { postToNewWebhook, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
+import { chain, littlePayNode, webhookNode } from '../../scripts/workflowParts';
 
 type Json = Record<string, unknown>;
 

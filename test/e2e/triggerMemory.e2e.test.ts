@@ -8,7 +8,7 @@ import axios from 'axios';
 import { signCallback } from '../../sandbox';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
-import { settledExecutions, waitForWebhook } from './helpers';
+import { settledExecutions, waitForWebhook } from '../../scripts/n8nRuns';
 
 jest.setTimeout(600000);
 

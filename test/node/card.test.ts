@@ -2,8 +2,8 @@
 // through n8n-core's engine against the sandbox. Card numbers and CVVs must never come back out.
 import axios from 'axios';
 
-import { loadFixture, runWorkflow } from '../harness/workflow';
-import type { RunResult } from '../harness/workflow';
+import { loadFixture, runWorkflow } from '../../scripts/engine';
+import type { RunResult } from '../../scripts/engine';
 import { useNodeTestSandbox } from '../harness/sandbox';
 
 const sb = useNodeTestSandbox();

@@ -1,5 +1,5 @@
 // Disbursement: Create, Get, Get Charges and Quote Fee, run as workflows through n8n-core's engine against the sandbox.
-import { loadFixture, runWorkflow } from '../harness/workflow';
+import { loadFixture, runWorkflow } from '../../scripts/engine';
 import { useNodeTestSandbox } from '../harness/sandbox';
 import { newKey } from '../sandbox/helpers';
 

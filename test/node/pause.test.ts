@@ -7,8 +7,8 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
-import { loadFixture, runWorkflow } from '../harness/workflow';
-import type { RunResult, WorkflowJson } from '../harness/workflow';
+import { loadFixture, runWorkflow } from '../../scripts/engine';
+import type { RunResult, WorkflowJson } from '../../scripts/engine';
 import { useNodeTestSandbox } from '../harness/sandbox';
 import { newKey } from '../sandbox/helpers';
 

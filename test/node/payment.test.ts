@@ -1,6 +1,6 @@
 // Payment: Get Status and Wait for Completion, run as workflows through n8n-core's engine against the sandbox.
-import { loadFixture, runWorkflow } from '../harness/workflow';
-import type { RunResult } from '../harness/workflow';
+import { loadFixture, runWorkflow } from '../../scripts/engine';
+import type { RunResult } from '../../scripts/engine';
 import { useNodeTestSandbox } from '../harness/sandbox';
 import type { NodeTestSandbox } from '../harness/sandbox';
 import { waitFor } from '../sandbox/helpers';

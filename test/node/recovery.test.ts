@@ -1,6 +1,6 @@
 // Unknown outcomes of requests that move money: a server error or a lost answer is resolved by a
 // lookup, never by a blind retry, and a lookup that gets no answer leaves the item saying so.
-import { loadFixture, runWorkflow } from '../harness/workflow';
+import { loadFixture, runWorkflow } from '../../scripts/engine';
 import { useNodeTestSandbox } from '../harness/sandbox';
 import { newKey } from '../sandbox/helpers';
 

@@ -1,5 +1,5 @@
 // Refund: Create, run as a workflow through n8n-core's engine against the sandbox.
-import { loadFixture, runWorkflow } from '../harness/workflow';
+import { loadFixture, runWorkflow } from '../../scripts/engine';
 import { useNodeTestSandbox } from '../harness/sandbox';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });

@@ -3,8 +3,8 @@
 // again, and the node's own Retry On Fail. Counted from the sandbox's ledger and request log.
 import type { INode } from 'n8n-workflow';
 
-import { loadFixture, runWorkflow } from '../harness/workflow';
-import type { RunResult, WorkflowJson } from '../harness/workflow';
+import { loadFixture, runWorkflow } from '../../scripts/engine';
+import type { RunResult, WorkflowJson } from '../../scripts/engine';
 import { useNodeTestSandbox } from '../harness/sandbox';
 import { newKey } from '../sandbox/helpers';
 

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark in one run, each compared against its baseline measured in the same run.
 // Prints `RESULT <name> value=<x> target=<y> ok|FAIL` lines; exits non-zero if any says FAIL.
+import { benchCallbackFaults } from './callbackFaults';
 import { benchCallbacks } from './callbacks';
 import { failureCount } from './lib';
 import { benchNodeOverhead } from './nodeOverhead';
@@ -12,6 +13,7 @@ import { benchTriggerLoad } from './triggerLoad';
 import { benchWaiting } from './waiting';
 
 const benches: Record<string, () => Promise<void>> = {
+	callbackFaults: benchCallbackFaults,
 	callbacks: benchCallbacks,
 	nodeOverhead: benchNodeOverhead,
 	pausedWaits: benchPausedWaits,

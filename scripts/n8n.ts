@@ -77,6 +77,8 @@ export interface N8nServer {
 	userFolder: string;
 	logs: () => string;
 	stop: () => Promise<void>;
+	/** Kills n8n at once (SIGKILL), as the OOM killer or a container restart does: nothing is flushed. */
+	kill: () => Promise<void>;
 }
 
 /** Starts n8n with the package loaded and waits until the editor is accessible. */
@@ -147,6 +149,17 @@ export async function startN8n(
 		}
 	};
 
+	const kill = async () => {
+		if (child.exitCode === null && child.signalCode === null && child.pid) {
+			try {
+				process.kill(-child.pid, 'SIGKILL');
+			} catch {
+				// already gone
+			}
+			await exited;
+		}
+	};
+
 	const deadline = Date.now() + 180000;
 	while (!/Editor is now accessible/.test(output)) {
 		if (child.exitCode !== null) throw new Error(`n8n exited early:\n${output.slice(-3000)}`);
@@ -156,7 +169,7 @@ export async function startN8n(
 		}
 		await new Promise((r) => setTimeout(r, 250));
 	}
-	return { url: `http://127.0.0.1:${port}`, userFolder, logs: () => output, stop };
+	return { url: `http://127.0.0.1:${port}`, userFolder, logs: () => output, stop, kill };
 }
 
 /** An authenticated client of n8n's internal REST API (the one the editor uses). */

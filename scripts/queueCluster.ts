@@ -131,6 +131,10 @@ export interface PostgresServer {
 	password: string;
 	major: number;
 	process: ClusterProcess;
+	/** Kills the server and its backends at once (SIGKILL), as a crashed database host would. */
+	kill: () => Promise<void>;
+	/** Starts the server again on the same data and port (crash recovery runs first). */
+	restart: () => Promise<void>;
 }
 
 /** Creates a throwaway Postgres cluster under `dir`, starts it on a free port and creates n8n's database. */
@@ -153,25 +157,47 @@ export async function startPostgres(
 		{ ...owner, stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
 	);
 	const port = await freePort();
-	const server = spawnServer(
-		'postgres',
-		join(bin, 'postgres'),
-		[
-			'-D',
-			data,
-			'-p',
-			String(port),
-			'-k',
-			data,
-			'-c',
-			'listen_addresses=127.0.0.1',
-			'-c',
-			'max_connections=200',
-			...extraArgs,
-		],
-		{ ...owner, readyPattern: /ready to accept connections/, timeoutMs: 60000 },
-	);
+	const launch = () =>
+		spawnServer(
+			'postgres',
+			join(bin, 'postgres'),
+			[
+				'-D',
+				data,
+				'-p',
+				String(port),
+				'-k',
+				data,
+				'-c',
+				'listen_addresses=127.0.0.1',
+				'-c',
+				'max_connections=200',
+				...extraArgs,
+			],
+			{ ...owner, readyPattern: /ready to accept connections/, timeoutMs: 60000 },
+		);
+	let server = launch();
 	await server.ready;
+	const kill = async () => {
+		const { child } = server.process;
+		if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
+		const exited = new Promise<void>((res) => child.once('exit', () => res()));
+		process.kill(-child.pid, 'SIGKILL');
+		await exited;
+	};
+	const restart = async () => {
+		await kill();
+		server = launch();
+		await server.ready;
+	};
+	const stable: ClusterProcess = {
+		name: 'postgres',
+		get child() {
+			return server.process.child;
+		},
+		logs: () => server.process.logs(),
+		stop: () => server.process.stop(),
+	};
 	const credentials = { database: 'n8n', user: 'n8n', password: 'n8n-queue' };
 	const psql = (sql: string) =>
 		execFileSync(
@@ -194,7 +220,7 @@ export async function startPostgres(
 		);
 	psql(`CREATE USER ${credentials.user} PASSWORD '${credentials.password}'`);
 	psql(`CREATE DATABASE ${credentials.database} OWNER ${credentials.user}`);
-	return { port, major, process: server.process, ...credentials };
+	return { port, major, process: stable, kill, restart, ...credentials };
 }
 
 /** Starts a private Redis (no persistence) on a free port. */

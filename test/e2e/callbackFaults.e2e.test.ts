@@ -1,0 +1,37 @@
+// A callback the trigger acknowledges is never lost (issue 18), in a real n8n 2.41.1 (regular mode,
+// SQLite): n8n killed with SIGKILL in the middle of a burst and restarted on the same database, and the
+// database file write-locked by another connection in the middle of a burst. Every callback answered 2xx
+// has an execution; every one left unanswered is delivered again and runs.
+import { runCallbackFault } from '../../scripts/callbackFaults';
+
+jest.setTimeout(900000);
+
+describe('acknowledged callbacks survive faults (real n8n 2.41.1)', () => {
+	it('loses no acknowledged callback when n8n is killed mid-burst and restarted', async () => {
+		const report = await runCallbackFault({
+			receiver: 'littlePayTrigger',
+			fault: { kind: 'kill', afterAcks: 100 },
+			callbacks: 300,
+			concurrency: 25,
+		});
+		expect(report.acknowledgedBeforeFault).toBeGreaterThanOrEqual(100);
+		expect(report.redelivered).toBeGreaterThan(0);
+		expect(report.acknowledgedThenLost).toBe(0);
+		expect(report.neverAcknowledged).toBe(0);
+		expect(report.redeliveredRan).toBe(report.redelivered);
+	});
+
+	it('runs every redelivery of a callback that got no 2xx while the database refused writes', async () => {
+		const report = await runCallbackFault({
+			receiver: 'littlePayTrigger',
+			fault: { kind: 'lockDatabase', afterAcks: 30, forMs: 10000 },
+			callbacks: 100,
+			concurrency: 25,
+		});
+		expect(report.acknowledgedThenLost).toBe(0);
+		expect(report.neverAcknowledged).toBe(0);
+		expect(report.redeliveredRan).toBe(report.redelivered);
+		// Each callback ran; a duplicate answer for one that never ran would show up here.
+		expect(report.executions - report.ranTwice).toBe(report.callbacks);
+	});
+});

@@ -156,8 +156,15 @@ export class CallbackSender {
 				timeout: this.options.timeoutMs,
 			},
 			(res) => {
-				res.resume();
-				res.on('end', () => finish(res.statusCode, undefined));
+				let answer = '';
+				res.setEncoding('utf8');
+				res.on('data', (chunk: string) => {
+					if (answer.length < 500) answer = (answer + chunk).slice(0, 500);
+				});
+				res.on('end', () => {
+					entry.answer = answer;
+					finish(res.statusCode, undefined);
+				});
 				res.on('error', (e) => finish(res.statusCode, e.message));
 			},
 		);

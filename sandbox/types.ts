@@ -172,6 +172,8 @@ export interface CallbackLogEntry {
 	attempt: number;
 	at: string;
 	status?: number;
+	/** The receiver's answer body (first 500 characters), to see what it acknowledged with. */
+	answer?: string;
 	error?: string;
 	skipped?: boolean;
 	timestamp: string;

@@ -207,11 +207,23 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 		// A duplicate delivery of the genuine callback after resumption starts nothing.
 		const delivered = (
 			(await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data.callbacks as Array<
-				Json & { url: string; status?: number; body: string; timestamp: string; signature: string }
+				Json & {
+					url: string;
+					status?: number;
+					answer?: string;
+					body: string;
+					timestamp: string;
+					signature: string;
+				}
 			>
 		).filter((c) => c.url === resumeUrl);
 		expect(delivered.filter((c) => c.status === 200)).toHaveLength(1);
 		const genuine = delivered.find((c) => c.status === 200)!;
+		// n8n answered it with the node's JSON, once it had recorded the resumption.
+		expect(JSON.parse(String(genuine.answer))).toEqual({
+			received: true,
+			event: 'payment.completed',
+		});
 		const replay = await axios.post(resumeUrl, genuine.body, {
 			headers: {
 				'content-type': 'application/json',

@@ -119,10 +119,16 @@ describe('sandbox callbacks', () => {
 			const log = (await t.get('/sandbox/callbacks')).data.data.callbacks.filter(
 				(c: { url: string }) => c.url.endsWith('/retry'),
 			);
-			expect(log.map((c: { attempt: number; status: number }) => [c.attempt, c.status])).toEqual([
-				[1, 500],
-				[2, 503],
-				[3, 200],
+			expect(
+				log.map((c: { attempt: number; status: number; answer: string }) => [
+					c.attempt,
+					c.status,
+					c.answer,
+				]),
+			).toEqual([
+				[1, 500, 'answer 500'],
+				[2, 503, 'answer 503'],
+				[3, 200, 'answer 200'],
 			]);
 			const gaps = [
 				Date.parse(log[1].at) - Date.parse(log[0].at),

@@ -134,7 +134,7 @@ export async function startReceiver(
 				path: req.url ?? '',
 			});
 			const status = answers[Math.min(deliveries.length - 1, answers.length - 1)];
-			res.writeHead(status).end();
+			res.writeHead(status).end(`answer ${status}`);
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -57,6 +57,12 @@ export interface CallbackFaultReport {
 	executions: number;
 	/** Answers to the burst other than 2xx, by status (0: no answer). */
 	refusals: Record<string, number>;
+	/** Executions carrying a callback, by status (a crashed or failed one can be retried in n8n). */
+	executionStatuses: Record<string, number>;
+	/** Executions of the workflow that carry none of the burst's callbacks (beyond the probes). */
+	executionsWithoutCallback: Array<{ id: string; status: string }>;
+	/** The references behind acknowledgedThenLost. */
+	lostReferences: string[];
 }
 
 interface Delivery {
@@ -141,18 +147,25 @@ async function referencesByExecution(
 	api: N8nApi,
 	workflowId: string,
 	runTag: string,
-): Promise<Map<string, number>> {
+): Promise<{
+	counts: Map<string, number>;
+	statuses: Record<string, number>;
+	without: Array<{ id: string; status: string }>;
+}> {
 	const counts = new Map<string, number>();
+	const statuses: Record<string, number> = {};
+	const without: Array<{ id: string; status: string }> = [];
 	const pattern = new RegExp(`${runTag}-\\d+`, 'g');
-	for (const { id } of await allExecutions(api, workflowId)) {
+	for (const { id, status } of await allExecutions(api, workflowId)) {
 		const execution = await api.execution(id);
 		const text =
 			typeof execution.data === 'string' ? execution.data : JSON.stringify(execution.data);
-		for (const reference of new Set(text.match(pattern) ?? [])) {
-			counts.set(reference, (counts.get(reference) ?? 0) + 1);
-		}
+		const references = new Set(text.match(pattern) ?? []);
+		if (references.size === 0) without.push({ id, status });
+		else statuses[status] = (statuses[status] ?? 0) + 1;
+		for (const reference of references) counts.set(reference, (counts.get(reference) ?? 0) + 1);
 	}
-	return counts;
+	return { counts, statuses, without };
 }
 
 /** Where a burst goes and how its fault is made: one n8n process, or a queue-mode cluster. */
@@ -186,7 +199,7 @@ async function burstThroughFault(
 	await api.activateWorkflow(created.id, created.versionId);
 	const urls = target.bases.map((base) => receiverUrl(base, options.receiver, path));
 	for (const url of urls) await waitForWebhook(url);
-	const probes = (await allExecutions(api, created.id)).length;
+	const probes = new Set((await allExecutions(api, created.id)).map((e) => e.id));
 
 	const runTag = `FAULT${randomUUID().slice(0, 8)}`;
 	const deliveries: Delivery[] = Array.from({ length: options.callbacks }, (_, i) => {
@@ -261,10 +274,11 @@ async function burstThroughFault(
 
 	await after.setupOwner();
 	await settledExecutions(after, created.id, 5000, 600000);
-	const counts = await referencesByExecution(after, created.id, runTag);
+	const found = await referencesByExecution(after, created.id, runTag);
+	const { counts } = found;
 	const ran = (d: Delivery) => (counts.get(d.reference) ?? 0) > 0;
 	const executions = [...counts.values()].reduce((a, b) => a + b, 0);
-	log(`${executions} executions carry a callback (${probes} probe executions ignored)`);
+	log(`${executions} executions carry a callback (${probes.size} probe executions ignored)`);
 	return {
 		receiver: options.receiver,
 		callbacks: deliveries.length,
@@ -277,6 +291,9 @@ async function burstThroughFault(
 		ranTwice: [...counts.values()].filter((n) => n > 1).length,
 		executions,
 		refusals,
+		executionStatuses: found.statuses,
+		executionsWithoutCallback: found.without.filter((e) => !probes.has(e.id)),
+		lostReferences: deliveries.filter((d) => d.acknowledged && !ran(d)).map((d) => d.reference),
 	};
 }
 

@@ -8,6 +8,7 @@ import axios from 'axios';
 import { signCallback, startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi } from '../../scripts/n8n';
+import { runQueueCallbackFault } from '../../scripts/callbackFaults';
 import { startQueueCluster } from '../../scripts/queueCluster';
 import type { QueueCluster } from '../../scripts/queueCluster';
 import {
@@ -284,5 +285,22 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 			'success',
 			'success',
 		]);
+	});
+
+	// Last: it kills the cluster's database. Issue 18: n8n answers only after it has queued the execution.
+	it('loses no acknowledged callback when Postgres is killed mid-burst and started again', async () => {
+		const report = await runQueueCallbackFault(cluster, {
+			receiver: 'littlePayTrigger',
+			fault: { kind: 'killPostgres', afterAcks: 50, downMs: 5000 },
+			callbacks: 150,
+			concurrency: 20,
+		});
+		expect(report.acknowledgedBeforeFault).toBeGreaterThanOrEqual(50);
+		// The whole report on failure: which references were lost, and executions without a callback.
+		expect({ ...report, lost: report.acknowledgedThenLost }).toMatchObject({
+			lost: 0,
+			neverAcknowledged: 0,
+			redeliveredRan: report.redelivered,
+		});
 	});
 });

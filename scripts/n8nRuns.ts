@@ -111,12 +111,16 @@ export async function runViaWebhook(
 	return response.data as Array<Record<string, unknown>>;
 }
 
-/** Every execution of a workflow through the editor's REST API (pages of 100, cursor by cursor). */
+/**
+ * Every execution of a workflow through the editor's REST API. n8n 2.41 orders the list by start time but
+ * pages it by id (`beforeId`), so executions that started out of id order (queue mode, crash recovery) can
+ * fall between two pages: ids missing from the pages inside their range are read one by one.
+ */
 export async function allExecutions(
 	api: N8nApi,
 	workflowId: string,
 ): Promise<Array<{ id: string; status: string }>> {
-	const out: Array<{ id: string; status: string }> = [];
+	const out = new Map<string, { id: string; status: string }>();
 	let cursor: string | undefined;
 	for (let page = 0; page < 1000; page++) {
 		const res = await api.http.get('/rest/executions', {
@@ -129,11 +133,22 @@ export async function allExecutions(
 				data: { results: Array<{ id: string; status: string }>; nextCursor?: string | null };
 			}
 		).data;
-		out.push(...data.results);
+		for (const e of data.results) out.set(e.id, { id: e.id, status: e.status });
 		if (!data.nextCursor || data.results.length === 0) break;
 		cursor = data.nextCursor;
 	}
-	return [...new Map(out.map((e) => [e.id, e])).values()];
+	const ids = [...out.keys()].map(Number).filter(Number.isInteger);
+	if (ids.length > 1) {
+		for (let id = Math.min(...ids) + 1; id < Math.max(...ids); id++) {
+			if (out.has(String(id))) continue;
+			const res = await api.http.get(`/rest/executions/${id}`);
+			const found = (res.data as { data?: { id: string; status: string; workflowId?: string } })
+				.data;
+			if (res.status === 200 && found?.workflowId === workflowId)
+				out.set(String(id), { id: String(id), status: found.status });
+		}
+	}
+	return [...out.values()].sort((a, b) => Number(b.id) - Number(a.id));
 }
 
 /**

@@ -24,7 +24,12 @@ import {
 	refuseCallback as refuse,
 } from './trigger/callbackRequest';
 import { fetchPaymentStatus } from './trigger/confirmStatus';
-import { admitEvent, recordAccepted, settleEvent } from './trigger/eventMemory';
+import {
+	admitEvent,
+	carryRecordedEvents,
+	recordAccepted,
+	settleEvent,
+} from './trigger/eventMemory';
 
 /** Which trigger a call is for: one memory of accepted events per workflow and node. */
 function triggerIdOf(context: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
@@ -255,12 +260,8 @@ export class LittlePayTrigger implements INodeType {
 		// node): the event counts as seen only then, so a redelivery after any failure before runs.
 		const eventId = callbackEventId(callback);
 		const triggerId = triggerIdOf(this);
-		const admission = admitEvent(
-			triggerId,
-			this.getWorkflowStaticData('node'),
-			eventId,
-			Date.now(),
-		);
+		const staticData = this.getWorkflowStaticData('node');
+		const admission = admitEvent(triggerId, staticData, eventId, Date.now());
 		if (admission === 'duplicate') {
 			return { webhookResponse: { received: true, duplicate: true, eventId } };
 		}
@@ -268,6 +269,7 @@ export class LittlePayTrigger implements INodeType {
 			return refuse(this, 503, 'in-flight', IN_FLIGHT_RETRY_AFTER_SECONDS);
 		}
 		settleOnAnswer(this, triggerId, eventId);
+		carryRecordedEvents(triggerId, staticData);
 
 		const item = callbackToItem(callback, verified, eventId);
 		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;

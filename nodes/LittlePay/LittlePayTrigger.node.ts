@@ -24,12 +24,7 @@ import {
 	refuseCallback as refuse,
 } from './trigger/callbackRequest';
 import { fetchPaymentStatus } from './trigger/confirmStatus';
-import {
-	admitEvent,
-	carryRecordedEvents,
-	recordAccepted,
-	settleEvent,
-} from './trigger/eventMemory';
+import { admitEvent, recordAccepted, settleEvent } from './trigger/eventMemory';
 
 /** Which trigger a call is for: one memory of accepted events per workflow and node. */
 function triggerIdOf(context: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
@@ -260,8 +255,12 @@ export class LittlePayTrigger implements INodeType {
 		// node): the event counts as seen only then, so a redelivery after any failure before runs.
 		const eventId = callbackEventId(callback);
 		const triggerId = triggerIdOf(this);
-		const staticData = this.getWorkflowStaticData('node');
-		const admission = admitEvent(triggerId, staticData, eventId, Date.now());
+		const admission = admitEvent(
+			triggerId,
+			this.getWorkflowStaticData('node'),
+			eventId,
+			Date.now(),
+		);
 		if (admission === 'duplicate') {
 			return { webhookResponse: { received: true, duplicate: true, eventId } };
 		}
@@ -269,7 +268,6 @@ export class LittlePayTrigger implements INodeType {
 			return refuse(this, 503, 'in-flight', IN_FLIGHT_RETRY_AFTER_SECONDS);
 		}
 		settleOnAnswer(this, triggerId, eventId);
-		carryRecordedEvents(triggerId, staticData);
 
 		const item = callbackToItem(callback, verified, eventId);
 		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;

@@ -138,23 +138,7 @@ export function recordAccepted(
 	now: number,
 	limit = EVENT_MEMORY_LIMIT,
 ): void {
-	rememberInProcess(triggerId, eventId, now, limit);
-	carryRecordedEvents(triggerId, staticData, limit);
-}
-
-/**
- * Merges the events this process has seen recorded into static data, adding no new one. The webhook
- * call does this for an event it hands to n8n: n8n does not save the webhook call's static data then,
- * but the execution carries the same object (to the worker, in queue mode) and saves it when it
- * finishes, so every save also holds the recorded ids of the webhook process that took the callback.
- */
-export function carryRecordedEvents(
-	triggerId: string,
-	staticData: IDataObject,
-	limit = EVENT_MEMORY_LIMIT,
-): void {
-	const memory = processMemoryOf(triggerId);
-	if (memory.size === 0) return;
+	const memory = rememberInProcess(triggerId, eventId, now, limit);
 	const merged = new Map(Object.entries(storedEvents(staticData)));
 	for (const [id, at] of memory) merged.set(id, Math.max(at, merged.get(id) ?? 0));
 	staticData[ACCEPTED_EVENTS_KEY] = Object.fromEntries(newest(merged, limit));

@@ -34,14 +34,17 @@ export class LittlePay implements INodeType {
 		webhooks: resumeWebhooks,
 		credentials: [
 			{
-				name: 'littlePayBasicApi',
-				required: true,
-				displayOptions: { show: { resource: ['paymentIntent', 'mobileMoney'] } },
-			},
-			{
-				// Also needed when creating intents: it is how a create whose answer was lost is looked up.
+				// Every operation reads with the API key; creating intents also looks a lost create up with it.
 				name: 'littlePayApiKeyApi',
 				required: true,
+			},
+			{
+				// Only the two operations that create an intent sign in with the client ID and secret.
+				name: 'littlePayBasicApi',
+				required: true,
+				displayOptions: {
+					show: { resource: ['paymentIntent', 'mobileMoney'], operation: ['create', 'collect'] },
+				},
 			},
 		],
 		properties: [

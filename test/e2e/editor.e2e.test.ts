@@ -211,11 +211,7 @@ describe("a merchant's first hour in the n8n editor", () => {
 	}
 
 	async function closePanel(): Promise<void> {
-		// Escape closes an open dropdown first, then the panel.
-		for (let i = 0; i < 3 && (await page.locator('[data-test-id="ndv"]').count()) > 0; i++) {
-			await page.keyboard.press('Escape');
-			await page.waitForTimeout(300);
-		}
+		await page.locator('[data-test-id="ndv-close-button"]').click();
 		await page.waitForSelector('[data-test-id="ndv"]', { state: 'detached' });
 	}
 

@@ -128,7 +128,7 @@ type Side = 'trigger' | 'trigger v1' | 'plain' | 'plain+isolate';
 function startNode(side: Side, hook: string): Record<string, unknown> {
 	if (side === 'trigger' || side === 'trigger v1') {
 		return {
-			parameters: { events: ['*'], verifySignatures: true, publicKey: publicKeyPem },
+			parameters: { events: ['*'], verifySignatures: true, options: { publicKey: publicKeyPem } },
 			name: 'Little Pay Trigger',
 			type: 'n8n-nodes-littlepay.littlePayTrigger',
 			// 2 is what the editor puts in new workflows; 1 is what workflows made before version 2 carry.

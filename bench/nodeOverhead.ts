@@ -180,7 +180,7 @@ async function engineRun(
 			? {
 					id: 'timed',
 					...littlePayGetStatus,
-					parameters: { ...littlePayGetStatus.parameters, concurrency },
+					parameters: { ...littlePayGetStatus.parameters, options: { concurrency } },
 				}
 			: {
 					id: 'timed',
@@ -251,7 +251,7 @@ async function startRealN8n(sandbox: Gateway): Promise<RealN8n> {
 			// The node's own option for many lookups: up to 10 at once, output order kept.
 			littlePayConcurrent: {
 				...littlePayGetStatus,
-				parameters: { ...littlePayGetStatus.parameters, concurrency: 10 },
+				parameters: { ...littlePayGetStatus.parameters, options: { concurrency: 10 } },
 				credentials: { littlePayApiKeyApi: { id: apiKeyId, name: 'bench key' } },
 			},
 			httpRequest: {

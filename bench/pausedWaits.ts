@@ -59,10 +59,9 @@ async function runSide(
 		// Ending in 3: the simulated payer never answers; the bench settles each payment itself.
 		mobile: '+254712345673',
 		waitForPayment: mode,
-		waitTimeoutSeconds: 300,
 		pauseTimeout: 30,
 		pauseTimeoutUnit: 'minutes',
-		publicKey: sandbox.merchant.publicKeyPem,
+		options: { waitTimeoutSeconds: 300, publicKey: sandbox.merchant.publicKeyPem },
 	};
 	const { id, versionId } = await api.createWorkflow({
 		name: `pausedWaits ${mode}`,

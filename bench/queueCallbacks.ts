@@ -86,7 +86,9 @@ export async function benchQueueCallbacks(): Promise<void> {
 				{
 					parameters: {
 						events: ['*'],
-						publicKey: gateway.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+						options: {
+							publicKey: gateway.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+						},
 					},
 					name: 'Little Pay Trigger',
 					type: 'n8n-nodes-littlepay.littlePayTrigger',

@@ -139,8 +139,7 @@ export async function benchTriggerLoad(): Promise<void> {
 					parameters: {
 						events: ['*'],
 						verifySignatures: true,
-						publicKey: publicKeyPem,
-						toleranceSeconds: TOLERANCE_SECONDS,
+						options: { publicKey: publicKeyPem, toleranceSeconds: TOLERANCE_SECONDS },
 					},
 					name: 'Little Pay Trigger',
 					type: 'n8n-nodes-littlepay.littlePayTrigger',

@@ -16,6 +16,13 @@ export class LittlePayBasicApi implements ICredentialType {
 
 	properties: INodeProperties[] = [
 		{
+			displayName:
+				'Little Pay signs the creation of payment intents with these values: Payment Intent: Create and Mobile Money: Collect use this credential, every other operation uses the API Key credential. Find all three in the Little Pay dashboard: Merchants, Merchant Settings, Security tab.',
+			name: 'notice',
+			type: 'notice',
+			default: '',
+		},
+		{
 			displayName: 'Client ID',
 			name: 'clientId',
 			type: 'string',
@@ -38,7 +45,8 @@ export class LittlePayBasicApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			description: 'Merchant token identifier used in the create-intent path',
+			description:
+				'Merchant token identifier from Merchant Settings, Security tab; it is part of the create-intent address',
 		},
 		{
 			displayName: 'Base URL',

@@ -21,9 +21,10 @@ export function littlePayNode(
 	parameters: Json,
 	ids: { basicId: string; apiKeyId: string },
 	position: [number, number] = [220, 0],
+	name = 'Little Pay',
 ): Json {
 	return {
-		name: 'Little Pay',
+		name,
 		type: 'n8n-nodes-littlepay.littlePay',
 		typeVersion: 1,
 		position,

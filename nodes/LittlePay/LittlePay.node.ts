@@ -24,8 +24,11 @@ export class LittlePay implements INodeType {
 		icon: { light: 'file:littlepay.svg', dark: 'file:littlepay.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Collect mobile money and card payments, refund them and pay out with Little Pay',
+		// What the canvas shows under each node: words ("Collect · Mobile Money"), short enough not to be cut off.
+		subtitle:
+			'={{ {"paymentIntent:create":"Create · Payment Intent","mobileMoney:collect":"Collect · Mobile Money","mobileMoney:requestPayment":"Request Payment · Mobile Money","payment:getStatus":"Get Status · Payment","payment:waitForCompletion":"Wait for Completion · Payment","refund:create":"Create · Refund","disbursement:create":"Pay Out · Disbursement","disbursement:get":"Get · Disbursement","disbursement:getCharges":"Get Charges · Disbursement","disbursement:quoteFee":"Quote Fee · Disbursement","card:getDeviceDataCollectionToken":"Card 1/5 · Send Card","card:buildDeviceDataCollectionPage":"Card 2/5 · Device Check Page","card:checkEnrolment":"Card 3/5 · Check Enrolment","card:buildStepUpPage":"Card 4/5 · Bank Check Page","card:processPayment":"Card 5/5 · Charge Card"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
+		description:
+			'Collect M-Pesa, Airtel, MTN, Tigo Pesa and card payments, refund them and pay out with Little Pay',
 		defaults: { name: 'Little Pay' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -34,14 +37,17 @@ export class LittlePay implements INodeType {
 		webhooks: resumeWebhooks,
 		credentials: [
 			{
-				name: 'littlePayBasicApi',
-				required: true,
-				displayOptions: { show: { resource: ['paymentIntent', 'mobileMoney'] } },
-			},
-			{
-				// Also needed when creating intents: it is how a create whose answer was lost is looked up.
+				// Every operation reads with the API key; creating intents also looks a lost create up with it.
 				name: 'littlePayApiKeyApi',
 				required: true,
+			},
+			{
+				// Only the two operations that create an intent sign in with the client ID and secret.
+				name: 'littlePayBasicApi',
+				required: true,
+				displayOptions: {
+					show: { resource: ['paymentIntent', 'mobileMoney'], operation: ['create', 'collect'] },
+				},
 			},
 		],
 		properties: [
@@ -51,12 +57,36 @@ export class LittlePay implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
-					{ name: 'Card (3-D Secure)', value: 'card' },
-					{ name: 'Disbursement', value: 'disbursement' },
-					{ name: 'Mobile Money', value: 'mobileMoney' },
-					{ name: 'Payment', value: 'payment' },
-					{ name: 'Payment Intent', value: 'paymentIntent' },
-					{ name: 'Refund', value: 'refund' },
+					{
+						name: 'Card (3-D Secure)',
+						value: 'card',
+						description: 'The five steps of a card payment with the bank check',
+					},
+					{
+						name: 'Disbursement',
+						value: 'disbursement',
+						description: 'Pay out to mobile money wallets',
+					},
+					{
+						name: 'Mobile Money',
+						value: 'mobileMoney',
+						description: 'Collect by M-Pesa, Airtel, MTN or Tigo Pesa PIN prompt',
+					},
+					{
+						name: 'Payment',
+						value: 'payment',
+						description: 'Look up or wait for the payment of an existing intent',
+					},
+					{
+						name: 'Payment Intent',
+						value: 'paymentIntent',
+						description: 'A payment request: amount, description and checkout link',
+					},
+					{
+						name: 'Refund',
+						value: 'refund',
+						description: 'Give back all or part of a completed payment',
+					},
 				],
 				default: 'mobileMoney',
 			},

@@ -84,10 +84,29 @@ export class LittlePayTrigger implements INodeType {
 				path: 'littlepay',
 			},
 		],
+		triggerPanel: {
+			header: 'Make Little Pay call this trigger: pay a payment whose Callback URL is its URL',
+			executionsHelp: {
+				inactive:
+					"<b>To test while you build:</b> click <i>Execute step</i> (n8n then listens for a test event), then create a payment whose <b>Callback URL</b> is this trigger's <b>Test URL</b> (Webhook URLs at the top of the parameters) and pay it. Against the sandbox (<code>npm start</code> or <code>npm run sandbox</code>): put the sandbox's publicKeyPem in Options &gt; Public Key, run a Little Pay node <i>Mobile Money: Collect</i> with that Callback URL and the number 0712345670 (ends in 0: completes; 1: fails), and the signed callback arrives here within seconds. <br /><br /><b>In production:</b> publish the workflow and use the <b>Production URL</b> as the Callback URL; those executions show in the executions list.",
+				active:
+					'<b>This workflow is published:</b> every payment whose Callback URL is this trigger\'s <b>Production URL</b> starts it when Little Pay calls back; those executions show in the <a data-key="executions">executions list</a>. <br /><br /><b>To test here:</b> click <i>Execute step</i> and pay a payment whose Callback URL is the <b>Test URL</b> (sandbox: Mobile Money: Collect with 0712345670).',
+			},
+			activationHint:
+				"When it works, publish the workflow and put this trigger's Production URL into the Callback URL of your Little Pay nodes: Little Pay then starts it for every payment, without this button.",
+		},
 		properties: [
 			{
+				displayName: 'Confirm With Status API',
+				name: 'confirmWithStatusApi',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to ask the Little Pay status API, with the API key credential shown above when this is on, before starting the workflow, and refuse callbacks the gateway does not confirm',
+			},
+			{
 				displayName:
-					'Copy the Production URL above into the Callback URL of the Little Pay node (or use an expression). For refund callbacks, append ?token= and your Refund Callback Token.',
+					'Wiring: open Webhook URLs at the top of this panel, choose Production URL and copy it into the Callback URL of your Little Pay nodes (or map it with an expression). Use the Test URL while listening for a test event. For refund callbacks add ?token= and your Refund Callback Token.',
 				name: 'wiringNotice',
 				type: 'notice',
 				default: '',
@@ -129,7 +148,7 @@ export class LittlePayTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to refuse payment callbacks whose X-LittlePay-Signature does not verify against the public key',
+					'Whether to refuse payment callbacks whose X-LittlePay-Signature does not verify against the public key (Options)',
 			},
 			{
 				displayName:
@@ -140,41 +159,41 @@ export class LittlePayTrigger implements INodeType {
 				displayOptions: { show: { verifySignatures: [false] } },
 			},
 			{
-				displayName: 'Public Key',
-				name: 'publicKey',
-				type: 'string',
-				typeOptions: { rows: 6 },
-				default: LITTLE_PAY_PUBLIC_KEY_PEM,
-				description:
-					"Little Pay's published RSA public key (PEM). Replace it after a key rotation, or with the sandbox's publicKeyPem.",
-				displayOptions: { show: { verifySignatures: [true] } },
-			},
-			{
 				displayName: 'Refund Callback Token',
 				name: 'refundToken',
 				type: 'string',
 				typeOptions: { password: true },
 				default: '',
+				hint: 'Refund callbacks are accepted signed, or with ?token= and this value in their URL',
 				description:
 					'Secret that unsigned refund callbacks must carry as ?token= in their URL. Refund callbacks are not documented as signed; without a token or a valid signature they are refused.',
 			},
 			{
-				displayName: 'Confirm With Status API',
-				name: 'confirmWithStatusApi',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to ask the Little Pay status endpoint before starting the workflow and refuse callbacks the gateway does not confirm',
-			},
-			{
-				displayName: 'Timestamp Tolerance (Seconds)',
-				name: 'toleranceSeconds',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: 300,
-				description:
-					'How far X-LittlePay-Timestamp may be from now; older or newer callbacks are refused as replays',
-				displayOptions: { show: { verifySignatures: [true] } },
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Public Key',
+						name: 'publicKey',
+						type: 'string',
+						typeOptions: { rows: 6 },
+						default: LITTLE_PAY_PUBLIC_KEY_PEM,
+						description:
+							"Little Pay's published RSA public key (PEM), used unless you add this option. Set it after a key rotation, or to the sandbox's publicKeyPem.",
+					},
+					{
+						displayName: 'Timestamp Tolerance (Seconds)',
+						name: 'toleranceSeconds',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: 300,
+						description:
+							'How far X-LittlePay-Timestamp may be from now; older or newer callbacks are refused as replays',
+					},
+				],
 			},
 		],
 	};

@@ -57,7 +57,7 @@ describe('the trigger remembers accepted events across re-activation, edits and 
 			name: 'trigger memory',
 			nodes: [
 				{
-					parameters: { events: ['*'], publicKey: pem(0) },
+					parameters: { events: ['*'], options: { publicKey: pem(0) } },
 					name: 'Little Pay Trigger',
 					type: 'n8n-nodes-littlepay.littlePayTrigger',
 					typeVersion: 2,
@@ -114,7 +114,7 @@ describe('the trigger remembers accepted events across re-activation, edits and 
 	it('starts nothing for a redelivery after an edit of the trigger (rotated key) is published', async () => {
 		const current = (await api.http.get(`/rest/workflows/${workflowId}`)).data.data;
 		const nodes = current.nodes as Array<{ name: string; parameters: Record<string, unknown> }>;
-		nodes[0].parameters = { ...nodes[0].parameters, publicKey: pem(1) };
+		nodes[0].parameters = { ...nodes[0].parameters, options: { publicKey: pem(1) } };
 		const saved = await api.http.patch(`/rest/workflows/${workflowId}`, {
 			...current,
 			nodes,

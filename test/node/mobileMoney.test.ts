@@ -44,6 +44,15 @@ describe('Mobile Money: Collect', () => {
 		});
 		expect(first.json.reference).toEqual(expect.any(String));
 		expect(first.pairedItem).toEqual({ item: 0 });
+		// What a merchant reconciles with: currency, order description, M-Pesa code, paid-at time.
+		const paidRecord = await sb.status(String(first.json.reference));
+		expect(first.json).toMatchObject({
+			currency: 'KES',
+			description: paidRecord.description,
+			providerReference: expect.stringMatching(/^MPESA-[0-9A-F]{10}$/),
+			paidAt: paidRecord.completedAt,
+		});
+		expect(Date.parse(String(first.json.paidAt))).toBeGreaterThan(0);
 		expect(second.json).toMatchObject({
 			key: declined.key,
 			mobile: '254712345671',

@@ -20,17 +20,16 @@ const sb = useNodeTestSandbox({
 	privateKeyPem: gateway.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
 });
 
+/** Mobile Money: Collect pausing after the PIN prompt (Payment Intent: Create no longer waits). */
 function pausingWorkflow(items: IDataObject[], mode = 'pause'): WorkflowJson {
-	const json = loadFixture('payment-intent-create.json', { ITEMS: JSON.stringify(items) });
+	const json = loadFixture('mobile-money-collect.json', { ITEMS: JSON.stringify(items) });
 	const node = json.nodes.find((n) => n.name === 'Little Pay')!;
-	const extra = node.parameters.additionalFields as IDataObject;
-	delete extra.expiresAt;
 	node.parameters = {
 		...node.parameters,
 		waitForPayment: mode,
 		pauseTimeout: 2,
 		pauseTimeoutUnit: 'hours',
-		publicKey: sb.sandbox.merchant.publicKeyPem,
+		options: { publicKey: sb.sandbox.merchant.publicKeyPem },
 	};
 	return json;
 }
@@ -38,9 +37,10 @@ function pausingWorkflow(items: IDataObject[], mode = 'pause'): WorkflowJson {
 const order = (overrides: IDataObject = {}): IDataObject => ({
 	amount: 1500,
 	description: 'Checkout',
-	callbackUrl: 'http://127.0.0.1:9/not-used',
 	key: newKey('pause'),
-	email: 'amina@example.com',
+	network: 'MPESA',
+	// A payer who never answers the PIN prompt by themselves.
+	mobile: '254712345673',
 	...overrides,
 });
 
@@ -86,8 +86,7 @@ async function resumeCall(
 		},
 	};
 	const parameters: IDataObject = {
-		publicKey: sb.sandbox.merchant.publicKeyPem,
-		toleranceSeconds: 300,
+		options: { publicKey: sb.sandbox.merchant.publicKeyPem, toleranceSeconds: 300 },
 	};
 	const context = {
 		getRequestObject: () => ({ headers, rawBody: Buffer.from(rawBody) }),
@@ -115,7 +114,7 @@ function signedHeaders(
 }
 
 describe('Pause Until Little Pay Calls Back', () => {
-	it('creates the intent with the execution resume URL as callback and puts the execution to wait', async () => {
+	it('creates the intent with the execution resume URL as callback, sends the PIN prompt and puts the execution to wait', async () => {
 		const input = order();
 		const before = Date.now();
 		const run = await runWorkflow(pausingWorkflow([input]), {

@@ -73,22 +73,30 @@ describe('Payment', () => {
 			expect(result.requests.filter((r) => r.credential === 'littlePayApiKeyApi')).toHaveLength(8);
 		});
 
-		it('reads the same payment by reference and by key; Simplify returns reference, key, status, amount, provider', async () => {
+		it('reads the same payment by reference and by key; Simplify returns what a merchant reconciles with: currency, order description, M-Pesa code, paid-at time', async () => {
 			const intent = await intentWithAttempt(sb, 0);
-			await sb.status(intent.key, '?longPoll=true');
+			const record = await sb.status(intent.key, '?longPoll=true');
 			await sb.received();
 			const result = await run(sb, 'payment-get-status.json', [
 				{ paymentId: intent.reference },
 				{ paymentId: intent.key },
 			]);
 			expect(result.error).toBeUndefined();
+			const attempts = record.attempts as Array<{ reference: string }>;
 			const simplified = {
 				reference: intent.reference,
 				key: intent.key,
 				status: 'COMPLETED',
 				amount: 1500,
+				currency: 'KES',
+				description: record.description,
+				providerReference: attempts[attempts.length - 1].reference,
+				paidAt: record.completedAt,
 				provider: 'MPESA',
+				message: record.message,
 			};
+			expect(simplified.providerReference).toMatch(/^MPESA-[0-9A-F]{10}$/);
+			expect(Date.parse(String(simplified.paidAt))).toBeGreaterThan(0);
 			expect(result.output('Little Pay')).toEqual([
 				{ json: simplified, pairedItem: { item: 0 } },
 				{ json: simplified, pairedItem: { item: 1 } },
@@ -162,20 +170,26 @@ describe('Payment', () => {
 			expect(resolved.status).toBe(200);
 			const result = await running;
 			expect(result.error).toBeUndefined();
+			const polls = (await sb.received()).filter((r) => r.path.startsWith('/api/payments-v2/'));
+			expect(polls).toHaveLength(1);
+			const record = await sb.status(intent.reference);
 			expect(result.output('Little Pay')[0]).toEqual({
 				json: {
 					reference: intent.reference,
 					key: intent.key,
 					status: 'COMPLETED',
 					amount: 1500,
+					currency: 'KES',
+					description: record.description,
+					providerReference: expect.stringMatching(/^MPESA-/),
+					paidAt: record.completedAt,
 					provider: 'MPESA',
+					message: record.message,
 					timedOut: false,
 					requests: 1,
 				},
 				pairedItem: { item: 0 },
 			});
-			const polls = (await sb.received()).filter((r) => r.path.startsWith('/api/payments-v2/'));
-			expect(polls).toHaveLength(1);
 		});
 
 		it('returns FAILED as output when the payer declines during the wait, with the full record when Simplify is off', async () => {

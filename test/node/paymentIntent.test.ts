@@ -26,10 +26,16 @@ describe('Payment Intent: Create', () => {
 		const result = await createIntents([item({ key: 'shop0001' })]);
 		expect(result.error).toBeUndefined();
 		const [out] = result.output('Little Pay');
-		expect(out.json).toMatchObject({
-			key: 'shop0001',
+		// It returns at once (no waiting here: the link must reach a later node), in the vocabulary
+		// of Get Status: what was asked for, under the same names.
+		expect(out.json).toEqual({
 			reference: expect.any(String),
+			key: 'shop0001',
 			checkoutUrl: expect.stringContaining('http'),
+			amount: 1500,
+			currency: 'KES',
+			description: 'Order 1',
+			message: expect.any(String),
 		});
 		expect(out.pairedItem).toEqual({ item: 0 });
 		const status = await sb.status('shop0001');
@@ -67,7 +73,7 @@ describe('Payment Intent: Create', () => {
 	});
 
 	it.each([
-		['Billing Address', { email: '' }],
+		['Payer Email', { email: '' }],
 		['Amount', { amount: -5 }],
 		['Callback URL', { callbackUrl: 'not a url' }],
 		['Key', { key: 'order-12/3' }],
@@ -91,13 +97,44 @@ describe('Payment Intent: Create', () => {
 			ITEMS: JSON.stringify([item({ key: 'expiry001' })]),
 		});
 		const node = workflow.nodes.find((n) => n.name === 'Little Pay')!;
-		(node.parameters.additionalFields as Record<string, unknown>).expiresAt = expiresAt;
+		(node.parameters.options as Record<string, unknown>).expiresAt = expiresAt;
 		await sb.received();
 		const result = await runWorkflow(workflow, { credentials: sb.credentials });
 		expect(result.error?.message).toBe(
 			`Item 0: Expires In (Minutes) must be whole minutes from 1 to 43200 (got ${expiresAt})`,
 		);
 		expect(await sb.received()).toEqual([]);
+	});
+
+	it('without a Client ID and Secret credential fails naming it as the editor does, not its internal type, and sends nothing', async () => {
+		await sb.received();
+		const { littlePayApiKeyApi } = sb.credentials;
+		const result = await runWorkflow(
+			loadFixture('payment-intent-create.json', { ITEMS: JSON.stringify([item()]) }),
+			{ credentials: { littlePayApiKeyApi } },
+		);
+		expect(result.error?.message).toBe(
+			'No Little Pay (Client ID and Secret) API credential is selected',
+		);
+		expect(result.error?.message).not.toContain('littlePayBasicApi');
+		expect(result.error?.description).toContain('Merchant Settings, Security tab');
+		expect(await sb.received()).toEqual([]);
+	});
+
+	it('takes the payer email and phone from fields of their own and billing details from Options', async () => {
+		await sb.received();
+		const workflow = loadFixture('payment-intent-create.json', {
+			ITEMS: JSON.stringify([item({ key: 'billing01', email: '' })]),
+		});
+		const node = workflow.nodes.find((n) => n.name === 'Little Pay')!;
+		node.parameters.phoneNumber = '+254712345678';
+		node.parameters.options = { firstName: 'Amina', country: 'KE' };
+		const result = await runWorkflow(workflow, { credentials: sb.credentials });
+		expect(result.error).toBeUndefined();
+		const [sent] = await sb.received();
+		expect((sent.body as { payload: unknown }).payload).toEqual({
+			billingAddress: { firstName: 'Amina', country: 'KE', phoneNumber: '+254712345678' },
+		});
 	});
 
 	it('resolves a create whose answer was lost by looking the key up, leaving exactly one intent', async () => {

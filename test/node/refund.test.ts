@@ -45,10 +45,13 @@ describe('Refund: Create', () => {
 		expect(result.output('Little Pay')).toEqual([
 			{
 				json: {
-					paymentId: payment.reference,
+					reference: payment.reference,
+					key: payment.key,
 					amount: 1500,
+					currency: 'KES',
 					status: 'COMPLETED',
 					message: expect.any(String),
+					reason: null,
 				},
 				pairedItem: { item: 0 },
 			},
@@ -62,7 +65,7 @@ describe('Refund: Create', () => {
 		expect((await sb.status(payment.key)).refundedAmount).toBe(1500);
 	});
 
-	it('refunds part of the amount with a reason, by key, and a second partial refund adds up', async () => {
+	it('refunds part of the amount with a reason, by key, and a second partial refund adds up; the output names the payment by reference and key whichever was given', async () => {
 		const payment = await paid(1500);
 		const result = await refund([
 			{ paymentId: payment.key, amount: 500, reason: 'damaged item' },
@@ -72,15 +75,24 @@ describe('Refund: Create', () => {
 		expect(
 			result
 				.output('Little Pay')
-				.map((o) => [o.json.paymentId, o.json.amount, o.json.status, o.pairedItem]),
+				.map((o) => [
+					o.json.reference,
+					o.json.key,
+					o.json.amount,
+					o.json.status,
+					o.json.reason,
+					o.pairedItem,
+				]),
 		).toEqual([
-			[payment.key, 500, 'COMPLETED', { item: 0 }],
-			[payment.reference, 1000, 'COMPLETED', { item: 1 }],
+			[payment.reference, payment.key, 500, 'COMPLETED', 'damaged item', { item: 0 }],
+			[payment.reference, payment.key, 1000, 'COMPLETED', null, { item: 1 }],
 		]);
 		const sent = await sb.received();
-		// A partial refund does not need the status record.
+		// Each refund reads the status record first (a read), which names the payment in the output.
 		expect(sent.map((r) => [r.method, r.path, r.body])).toEqual([
+			['GET', `/api/payments-v2/${payment.key}`, null],
 			['POST', `/api/refund/${payment.key}`, { amount: 500, reason: 'damaged item' }],
+			['GET', `/api/payments-v2/${payment.reference}`, null],
 			['POST', `/api/refund/${payment.reference}`, { amount: 1000 }],
 		]);
 		expect((await sb.status(payment.key)).refundedAmount).toBe(1500);
@@ -108,8 +120,8 @@ describe('Refund: Create', () => {
 		]);
 		expect(result.error).toBeUndefined();
 		expect(result.output('Little Pay')[0].json).toMatchObject({ amount: 100, status: 'PENDING' });
-		const [sent] = await sb.received();
-		expect(sent.body).toEqual({
+		const sent = (await sb.received()).find((r) => r.method === 'POST');
+		expect(sent?.body).toEqual({
 			amount: 100,
 			reason: 'pending',
 			callbackUrl: 'http://127.0.0.1:9/refund?token=abc',
@@ -121,7 +133,15 @@ describe('Refund: Create', () => {
 		const result = await refund([{ paymentId: payment.key, amount: 300, reason: 'fail please' }]);
 		expect(result.error).toBeUndefined();
 		expect(result.output('Little Pay')[0]).toEqual({
-			json: { paymentId: payment.key, amount: 300, status: 'FAILED', message: expect.any(String) },
+			json: {
+				reference: payment.reference,
+				key: payment.key,
+				amount: 300,
+				currency: 'KES',
+				status: 'FAILED',
+				message: expect.any(String),
+				reason: 'fail please',
+			},
 			pairedItem: { item: 0 },
 		});
 		expect((await sb.status(payment.key)).refundedAmount).toBe(0);

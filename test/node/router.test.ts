@@ -62,6 +62,9 @@ describe('Continue On Fail', () => {
 		expect(output[1].json).toEqual({
 			error: 'Item 1: Amount 5 is outside the MPESA limits 10-150000',
 			description: 'Split the payout or pick another network',
+			key: items[1].key,
+			itemIndex: 1,
+			row: 2,
 		});
 		expect(output[2].json).toMatchObject({ key: items[2].key, status: 'success' });
 		const posts = (await sb.received()).filter((r) => r.method === 'POST');
@@ -83,6 +86,25 @@ describe('Continue On Fail', () => {
 		});
 	});
 
+	it("puts the row's key and its 1-based row number beside n8n's item index on every error item", async () => {
+		const rows = [intent(), intent(), intent(), intent({ amount: 0 })];
+		const result = await run('router-payment-intent.json', rows, { continueOnFail: true });
+		expect(result.error).toBeUndefined();
+		const output = result.output('Little Pay');
+		expect(output[3].json).toEqual({
+			error: 'Item 3: Amount must be a positive number (got 0)',
+			description: expect.any(String),
+			key: rows[3].key,
+			itemIndex: 3,
+			row: 4,
+		});
+		// A row with the Key left empty says so rather than inventing one.
+		const keyless = await run('router-payment-intent.json', [intent({ key: '', amount: -1 })], {
+			continueOnFail: true,
+		});
+		expect(keyless.output('Little Pay')[0].json).toMatchObject({ key: null, itemIndex: 0, row: 1 });
+	});
+
 	it('keeps a gateway error on its item too (an unknown payment among known ones)', async () => {
 		const known = await sb.createIntent();
 		const result = await run(
@@ -100,6 +122,8 @@ describe('Continue On Fail', () => {
 		expect(output[1].json.description).toBe(
 			'No payment or disbursement with this reference or key exists for this merchant',
 		);
+		// The error item names the payment it looked up, under the name the other items use.
+		expect(output[1].json).toMatchObject({ reference: 'noSuchOrder9', itemIndex: 1, row: 2 });
 	});
 });
 

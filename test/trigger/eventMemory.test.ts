@@ -11,7 +11,7 @@ import type { FakeRequest, WebhookCall } from './webhookContext';
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicKey = gateway.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-const params = { publicKey };
+const params = { options: { publicKey } };
 
 function signedPayment(reference: string): FakeRequest {
 	const raw = JSON.stringify({

@@ -27,7 +27,7 @@ describe('Little Pay Trigger with the sandbox gateway', () => {
 			quiet: true,
 			callbackRetryDelaysMs: [100],
 		});
-		params = { publicKey: sandbox.merchant.publicKeyPem };
+		params = { options: { publicKey: sandbox.merchant.publicKeyPem } };
 		receiver = createServer((req, res) => {
 			const chunks: Buffer[] = [];
 			req.on('data', (c: Buffer) => chunks.push(c));

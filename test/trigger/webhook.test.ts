@@ -50,7 +50,7 @@ function signed(
 	};
 }
 
-const params = { publicKey };
+const params = { options: { publicKey } };
 
 describe('Little Pay Trigger webhook', () => {
 	it('starts the workflow once with a clean item for a genuine payment callback', async () => {

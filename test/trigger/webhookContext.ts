@@ -82,7 +82,7 @@ export async function callWebhook(
 	const defaults: IDataObject = {
 		events: ['*'],
 		verifySignatures: true,
-		toleranceSeconds: 300,
+		options: { toleranceSeconds: 300 },
 		refundToken: '',
 		confirmWithStatusApi: false,
 	};

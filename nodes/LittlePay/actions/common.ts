@@ -15,6 +15,29 @@ export const NETWORK_OPTIONS = [
 	{ name: 'Tigo Pesa', value: 'TIGOPESA' },
 ];
 
+/** Currencies of the networks Little Pay serves; an expression may still give any 3-letter code. */
+export const CURRENCY_OPTIONS = [
+	{ name: 'GHS (Ghanaian Cedi)', value: 'GHS' },
+	{ name: 'KES (Kenyan Shilling)', value: 'KES' },
+	{ name: 'RWF (Rwandan Franc)', value: 'RWF' },
+	{ name: 'TZS (Tanzanian Shilling)', value: 'TZS' },
+	{ name: 'UGX (Ugandan Shilling)', value: 'UGX' },
+	{ name: 'USD (US Dollar)', value: 'USD' },
+];
+
+/** The currency of an amount, placed right after it. */
+export const currencyField: INodeProperties = {
+	displayName: 'Currency',
+	name: 'currency',
+	type: 'options',
+	options: CURRENCY_OPTIONS,
+	default: 'KES',
+	description: 'Currency of the amount; Little Pay defaults to KES',
+};
+
+/** What a user must not miss about every amount: its unit. */
+export const AMOUNT_HINT = "In the currency's main unit, not cents: 1500 = KES 1,500";
+
 export const COUNTRY_OPTIONS = [
 	{ name: 'Ghana', value: 'GH' },
 	{ name: 'Kenya', value: 'KE' },
@@ -164,8 +187,28 @@ export const simplifyField: INodeProperties = {
 	name: 'simplify',
 	type: 'boolean',
 	default: true,
-	description: 'Whether to return only the most used fields instead of the full record',
+	description:
+		'Whether to return the fields you reconcile with (reference, key, status, amount, currency, description, provider, M-Pesa code, paid-at time) instead of the full record',
 };
+
+/**
+ * What a merchant reconciles a payment with, from a status record: the currency, the order
+ * description, when it was paid and the provider's own reference (the M-Pesa transaction code).
+ * Little Pay's documented record carries only some of these; missing ones are null, never absent.
+ */
+export function reconciliationFields(record: IDataObject): IDataObject {
+	const attempts = (Array.isArray(record.attempts) ? record.attempts : []) as IDataObject[];
+	const latest = attempts[attempts.length - 1];
+	// A long poll that ends on completion may answer in the shape of the process result (meta).
+	const meta = (record.meta ?? {}) as IDataObject;
+	const paid = record.status === 'COMPLETED';
+	return {
+		currency: record.currency ?? meta.currency ?? null,
+		description: record.description ?? meta.description ?? null,
+		providerReference: meta.providerReference ?? latest?.reference ?? null,
+		paidAt: paid ? (record.paidAt ?? record.completedAt ?? null) : null,
+	};
+}
 
 /** Picks the fields people use most from a payment status record. */
 export function simplifyPayment(record: IDataObject): IDataObject {
@@ -175,6 +218,8 @@ export function simplifyPayment(record: IDataObject): IDataObject {
 		key: record.key,
 		status: record.status,
 		amount: record.amount,
+		...reconciliationFields(record),
 		provider: payment.provider ?? null,
+		message: record.message ?? null,
 	};
 }

@@ -1,5 +1,5 @@
 import { NodeOperationError } from 'n8n-workflow';
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import * as card from './card/Card.resource';
 import type { Operation } from './common';
@@ -22,6 +22,54 @@ const RESOURCES: Record<string, { operations: Record<string, Operation> }> = {
 const CONCURRENT_OPERATIONS = new Set(['disbursement:create', 'payment:getStatus']);
 
 /**
+ * The parameter that names an item's row for each operation: the Key of what it creates, or the
+ * reference (or key) of the payment it acts on. Continue On Fail copies it onto the error item, so
+ * a failed row can be matched to the order or payout it came from.
+ */
+const ROW_KEY_PARAMETER: Record<string, { parameter: string; field: 'key' | 'reference' | 'id' }> =
+	{
+		'paymentIntent:create': { parameter: 'key', field: 'key' },
+		'mobileMoney:collect': { parameter: 'key', field: 'key' },
+		'mobileMoney:requestPayment': { parameter: 'reference', field: 'reference' },
+		'payment:getStatus': { parameter: 'paymentId', field: 'reference' },
+		'payment:waitForCompletion': { parameter: 'paymentId', field: 'reference' },
+		'refund:create': { parameter: 'paymentId', field: 'reference' },
+		'card:getDeviceDataCollectionToken': { parameter: 'reference', field: 'reference' },
+		'card:buildDeviceDataCollectionPage': { parameter: 'reference', field: 'reference' },
+		'card:checkEnrolment': { parameter: 'reference', field: 'reference' },
+		'card:buildStepUpPage': { parameter: 'reference', field: 'reference' },
+		'card:processPayment': { parameter: 'reference', field: 'reference' },
+		'disbursement:create': { parameter: 'key', field: 'key' },
+		'disbursement:get': { parameter: 'disbursementId', field: 'id' },
+	};
+
+/** The value that names an item's row, or null when it is empty or cannot be read. */
+function rowKeyOf(
+	context: IExecuteFunctions,
+	operation: string,
+	itemIndex: number,
+): IDataObject | undefined {
+	const row = ROW_KEY_PARAMETER[operation];
+	if (!row) return undefined;
+	let value: unknown;
+	try {
+		value = context.getNodeParameter(row.parameter, itemIndex, '');
+	} catch {
+		// A broken expression is what failed the item; the error says so.
+		value = '';
+	}
+	const text = value === undefined || value === null ? '' : String(value).trim();
+	return { [row.field]: text === '' ? null : text };
+}
+
+/** The Concurrency of an operation: in its Options collection, or a field of its own (payouts). */
+function concurrencyOf(context: IExecuteFunctions): number {
+	const inOptions = context.getNodeParameter('options.concurrency', 0, null) as number | null;
+	const value = inOptions ?? (context.getNodeParameter('concurrency', 0, 1) as number);
+	return Math.min(10, Math.max(1, Math.floor(Number(value) || 1)));
+}
+
+/**
  * The item loop: every output item is paired with its input, Continue On Fail puts the error
  * on the item, and payout runs and status lookups may process items concurrently while keeping output order.
  */
@@ -35,7 +83,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (!run)
 		throw new NodeOperationError(this.getNode(), `Unknown operation ${resource}: ${operation}`);
 	const concurrency = CONCURRENT_OPERATIONS.has(`${resource}:${operation}`)
-		? Math.min(10, Math.max(1, Math.floor(this.getNodeParameter('concurrency', 0, 1) as number)))
+		? concurrencyOf(this)
 		: 1;
 	const output = new Array<INodeExecutionData>(items.length);
 	let next = 0;
@@ -57,8 +105,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				}
 				const message = error instanceof Error ? error.message : String(error);
 				const description = (error as { description?: unknown }).description;
+				// Messages say "Item 3" (n8n's 0-based index); row is the 1-based line a person counts.
 				output[itemIndex] = {
-					json: { error: message, description: description ?? null },
+					json: {
+						error: message,
+						description: description ?? null,
+						...rowKeyOf(this, `${resource}:${operation}`, itemIndex),
+						itemIndex,
+						row: itemIndex + 1,
+					},
 					pairedItem: { item: itemIndex },
 				};
 			}

@@ -116,11 +116,42 @@ interface RunCredential {
 	disbursementBaseUrl: string;
 }
 
+/** What each credential is called in the editor, what it is for, and where its values are. */
+const CREDENTIAL_HELP: Record<LittlePayCredential, { name: string; usedFor: string }> = {
+	littlePayBasicApi: {
+		name: 'Little Pay (Client ID and Secret) API',
+		usedFor:
+			'Creating a payment intent (Payment Intent: Create, Mobile Money: Collect) signs in with it',
+	},
+	littlePayApiKeyApi: {
+		name: 'Little Pay (API Key) API',
+		usedFor: 'Every Little Pay operation reads payments with it',
+	},
+};
+
+/**
+ * Fails with the credential's editor name when the node has none selected: n8n's own error names
+ * the internal type (littlePayBasicApi), which a user never sees anywhere else.
+ */
+function requireSelectedCredential(
+	context: IExecuteFunctions,
+	type: LittlePayCredential,
+	itemIndex: number,
+): void {
+	if (context.getNode().credentials?.[type]) return;
+	const help = CREDENTIAL_HELP[type];
+	throw new NodeOperationError(context.getNode(), `No ${help.name} credential is selected`, {
+		itemIndex,
+		description: `${help.usedFor}. Open the node and choose one under "Credential to connect with", or create one with the values from the Little Pay dashboard: Merchants, Merchant Settings, Security tab.`,
+	});
+}
+
 async function readCredential(
 	context: IExecuteFunctions,
 	type: LittlePayCredential,
 	itemIndex: number,
 ): Promise<RunCredential> {
+	requireSelectedCredential(context, type, itemIndex);
 	const data = await context.getCredentials(type, itemIndex);
 	const details = context.getNode().credentials?.[type];
 	const withoutTrailingSlash = (url: unknown) => String(url).replace(/\/+$/, '');

@@ -1,4 +1,4 @@
-import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from '../helpers/callbackSignature';
 import type { SignatureCheck } from '../helpers/callbackSignature';
@@ -26,17 +26,22 @@ export function refuseCallback(
 	return { noWebhookResponse: true };
 }
 
-/** Verifies a callback's signature with the node's Public Key and Timestamp Tolerance parameters. */
+/**
+ * Verifies a callback's signature with the Public Key and Timestamp Tolerance of the node's Options
+ * collection (the trigger's, or the pause's); unset, they are Little Pay's key and 300 seconds.
+ */
 export function checkCallbackSignature(
 	context: IWebhookFunctions,
 	rawBody: Buffer,
 ): SignatureCheck {
 	const headers = context.getRequestObject().headers;
+	const options = (context.getNodeParameter('options', {}) ?? {}) as IDataObject;
+	const publicKey = typeof options.publicKey === 'string' ? options.publicKey.trim() : '';
 	return verifyCallbackSignature({
 		rawBody,
 		timestampHeader: headers['x-littlepay-timestamp'],
 		signatureHeader: headers['x-littlepay-signature'],
-		publicKeyPem: context.getNodeParameter('publicKey', LITTLE_PAY_PUBLIC_KEY_PEM) as string,
-		toleranceSeconds: context.getNodeParameter('toleranceSeconds', 300) as number,
+		publicKeyPem: publicKey === '' ? LITTLE_PAY_PUBLIC_KEY_PEM : publicKey,
+		toleranceSeconds: (options.toleranceSeconds as number | undefined) ?? 300,
 	});
 }

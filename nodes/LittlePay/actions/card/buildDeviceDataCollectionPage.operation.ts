@@ -3,9 +3,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { buildDeviceDataCollectionPage, COLLECTION_ORIGINS } from '../../helpers/html';
 import { requireText, validateAmount, validateUrl } from '../../helpers/validation';
 import { showFor } from '../common';
-import { accessTokenField, intentReferenceField } from './fields';
+import { accessTokenField, intentReferenceField, respondToWebhookNotice } from './fields';
 
 export const description: INodeProperties[] = showFor('card', 'buildDeviceDataCollectionPage', [
+	respondToWebhookNotice('device check page'),
 	intentReferenceField,
 	{
 		displayName: 'Device Data Collection URL',
@@ -13,57 +14,68 @@ export const description: INodeProperties[] = showFor('card', 'buildDeviceDataCo
 		type: 'string',
 		required: true,
 		default: '',
-		description: 'The deviceDataCollectionUrl of the paToken from Get Device Data Collection Token',
+		hint: 'The deviceDataCollectionUrl in the output of step 1',
+		description:
+			"Address of the card network's device check, which the page loads in a hidden frame",
 	},
 	accessTokenField,
-	{
-		displayName: 'Message Origin',
-		name: 'messageOrigin',
-		type: 'options',
-		options: [
-			{
-				name: 'From the Collection URL',
-				value: 'auto',
-				description:
-					'The origin of the Device Data Collection URL (works for test, production and the sandbox)',
-			},
-			{ name: 'Test (Cardinal Staging)', value: 'test', description: COLLECTION_ORIGINS.test },
-			{
-				name: 'Production (Cardinal)',
-				value: 'production',
-				description: COLLECTION_ORIGINS.production,
-			},
-			{ name: 'Custom', value: 'custom' },
-		],
-		default: 'auto',
-		description:
-			'Who may send the "profile.completed" message; messages from any other origin are ignored',
-	},
-	{
-		displayName: 'Custom Origin',
-		name: 'customOrigin',
-		type: 'string',
-		default: '',
-		placeholder: 'https://centinelapistag.cardinalcommerce.com',
-		displayOptions: { show: { messageOrigin: ['custom'] } },
-		description: 'Scheme, host and port the message must come from',
-	},
 	{
 		displayName: 'Continue URL',
 		name: 'continueUrl',
 		type: 'string',
 		required: true,
 		default: '',
+		hint: 'The Production URL of the Webhook that runs step 3 (Check Enrolment)',
 		description:
-			'Where the page posts reference, sessionId, deviceDataCollected and the browser fields next, e.g. the Production URL of a Webhook that checks enrolment',
+			"Where the payer's browser posts reference, sessionId and its screen and language fields when the check is done",
 	},
 	{
-		displayName: 'Timeout (Seconds)',
-		name: 'timeoutSeconds',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: 60 },
-		default: 10,
-		description: 'How long the page waits for the collection message before going on without it',
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Custom Origin',
+				name: 'customOrigin',
+				type: 'string',
+				default: '',
+				placeholder: 'https://centinelapistag.cardinalcommerce.com',
+				displayOptions: { show: { messageOrigin: ['custom'] } },
+				description: 'Scheme, host and port the message must come from',
+			},
+			{
+				displayName: 'Message Origin',
+				name: 'messageOrigin',
+				type: 'options',
+				options: [
+					{
+						name: 'From the Collection URL',
+						value: 'auto',
+						description: 'Works for test, production and the sandbox',
+					},
+					{ name: 'Test (Cardinal Staging)', value: 'test', description: COLLECTION_ORIGINS.test },
+					{
+						name: 'Production (Cardinal)',
+						value: 'production',
+						description: COLLECTION_ORIGINS.production,
+					},
+					{ name: 'Custom', value: 'custom' },
+				],
+				default: 'auto',
+				description:
+					'Who may send the "check done" message to the page; messages from any other origin are ignored',
+			},
+			{
+				displayName: 'Timeout (Seconds)',
+				name: 'timeoutSeconds',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 60 },
+				default: 10,
+				description: 'How long the page waits for the device check before going on without it',
+			},
+		],
 	},
 ]);
 
@@ -73,18 +85,14 @@ function messageOriginFor(
 	itemIndex: number,
 	collectionUrl: string,
 ): string {
-	const choice = context.getNodeParameter('messageOrigin', itemIndex, 'auto') as string;
+	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const choice = String(options.messageOrigin ?? 'auto');
 	if (choice === 'test' || choice === 'production') return COLLECTION_ORIGINS[choice];
 	if (choice === 'custom') {
 		const custom = validateUrl(
 			context.getNode(),
 			itemIndex,
-			requireText(
-				context.getNode(),
-				itemIndex,
-				context.getNodeParameter('customOrigin', itemIndex, ''),
-				'Custom Origin',
-			),
+			requireText(context.getNode(), itemIndex, options.customOrigin ?? '', 'Custom Origin'),
 			'Custom Origin',
 		);
 		return new URL(custom).origin;
@@ -122,7 +130,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const timeoutSeconds = validateAmount(
 		node,
 		itemIndex,
-		this.getNodeParameter('timeoutSeconds', itemIndex, 10),
+		(this.getNodeParameter('options', itemIndex, {}) as IDataObject).timeoutSeconds ?? 10,
 		'Timeout (Seconds)',
 	);
 	const messageOrigin = messageOriginFor(this, itemIndex, deviceDataCollectionUrl);

@@ -3,9 +3,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { buildStepUpPage } from '../../helpers/html';
 import { requireText, validateUrl } from '../../helpers/validation';
 import { showFor } from '../common';
-import { accessTokenField, intentReferenceField } from './fields';
+import { accessTokenField, intentReferenceField, respondToWebhookNotice } from './fields';
 
 export const description: INodeProperties[] = showFor('card', 'buildStepUpPage', [
+	respondToWebhookNotice("bank's check page"),
 	{
 		...intentReferenceField,
 		description: 'Reference of the payment intent, sent as MD; without it the payment fails',
@@ -16,16 +17,26 @@ export const description: INodeProperties[] = showFor('card', 'buildStepUpPage',
 		type: 'string',
 		required: true,
 		default: '',
-		description: 'The stepUpUrl from Check Enrolment (when the action is AUTHENTICATE)',
+		hint: 'The stepUpUrl in the output of step 3, when its action is AUTHENTICATE',
+		description: "Address of the bank's page where the payer confirms the payment",
 	},
 	accessTokenField,
 	{
-		displayName: 'Show in an Iframe',
-		name: 'inIframe',
-		type: 'boolean',
-		default: false,
-		description:
-			"Whether to show the bank's page inside this page instead of replacing it; the redirect after step-up then happens in the iframe",
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Show in an Iframe',
+				name: 'inIframe',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether to show the bank's page inside this page instead of replacing it; the redirect after the check then happens in the iframe",
+			},
+		],
 	},
 ]);
 
@@ -54,7 +65,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		stepUpUrl,
 		accessToken,
 		reference,
-		inIframe: this.getNodeParameter('inIframe', itemIndex, false) as boolean,
+		inIframe: (this.getNodeParameter('options', itemIndex, {}) as IDataObject).inIframe === true,
 	});
 	return { reference, html };
 }

@@ -6,6 +6,7 @@ export const intentReferenceField: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
+	hint: 'The reference Payment Intent: Create returned for this checkout',
 	description: 'Reference returned when the payment intent was created',
 };
 
@@ -16,6 +17,17 @@ export const accessTokenField: INodeProperties = {
 	typeOptions: { password: true },
 	required: true,
 	default: '',
+	hint: 'The accessToken in the output of the previous card step',
 	description:
-		'The JWT Little Pay returned for this step (paToken.accessToken, or accessToken from Check Enrolment)',
+		'The JWT Little Pay returned for this step (accessToken of step 1 for the device check, of step 3 for the bank check)',
 };
+
+/** Says where a page operation's HTML goes: n8n serves it with Respond to Webhook. */
+export function respondToWebhookNotice(page: string): INodeProperties {
+	return {
+		displayName: `This node returns the ${page} as the html field of its output. Serve it to the payer with a Respond to Webhook node after it: Respond With Text, Response Body {{ $json.html }}, header Content-Type text/html.`,
+		name: 'respondNotice',
+		type: 'notice',
+		default: '',
+	};
+}

@@ -34,6 +34,7 @@ export const description: INodeProperties[] = showFor('card', 'getDeviceDataColl
 		required: true,
 		default: '',
 		placeholder: '01/27',
+		hint: 'Month and year as printed on the card: MM/YY',
 		description: 'Expiry month and year as printed on the card (cc_exp)',
 	},
 	{

@@ -1,25 +1,47 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { processOnce } from '../../transport';
-import { showFor } from '../common';
+import { reconciliationFields, showFor } from '../common';
 import {
-	longPollTimeoutField,
-	pauseFields,
+	longPollTimeoutSeconds,
 	pauseForCallback,
 	pauseForIntent,
+	pauseNotice,
+	pauseTimeoutFields,
 	readPause,
 	waitForPaymentField,
+	waitOptions,
 } from '../payment/pause';
 import { waitForFinalStatus } from '../payment/waitForCompletion.operation';
-import { createIntent, intentFields } from '../paymentIntent/create.operation';
+import {
+	createIntent,
+	intentBusinessFields,
+	intentCallbackAndKeyFields,
+	intentOptionsCollection,
+} from '../paymentIntent/create.operation';
 import { payerFields, readPayer } from './fields';
 
 export const description: INodeProperties[] = showFor('mobileMoney', 'collect', [
-	...intentFields,
+	...intentBusinessFields,
 	...payerFields,
-	waitForPaymentField('longPoll'),
-	longPollTimeoutField,
-	...pauseFields,
+	...intentCallbackAndKeyFields,
+	waitForPaymentField('longPoll', 'Wait for Payment'),
+	pauseNotice(
+		"After the PIN prompt is sent the execution pauses, holding nothing, and resumes when Little Pay calls back with the payer's answer; this node sets that callback itself. At the timeout it goes on with timedOut: true and status PENDING: look the payment up there with Payment: Get Status.",
+	),
+	...pauseTimeoutFields,
+	intentOptionsCollection([
+		{
+			displayName: 'Billing Email',
+			name: 'email',
+			type: 'string',
+			placeholder: 'name@email.com',
+			default: '',
+			description:
+				"Payer's email for the billing address; the Mobile Number is sent as the billing phone",
+		},
+		...waitOptions,
+	]),
 ]);
 
 /** Creates an intent, sends the PIN prompt and waits for the final status as the user chose. */
@@ -56,10 +78,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		reference,
 		key: intent.key,
 		checkoutUrl: intent.checkoutUrl,
-		mobile,
 		network,
+		mobile,
 		status: prompt.status,
 		message: prompt.message,
+		amount: intent.amount,
+		...reconciliationFields({
+			...prompt,
+			currency: intent.currency,
+			description: intent.description,
+		}),
 	};
 	if (intent.recovered || recovered) result.recovered = true;
 	if (intent.alreadyExisted) result.alreadyExisted = true;
@@ -70,14 +98,19 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this,
 		itemIndex,
 		reference,
-		this.getNodeParameter('waitTimeoutSeconds', itemIndex, 300) as number,
+		longPollTimeoutSeconds(this, itemIndex),
 	);
 	// The final record's message says why a payment failed; the prompt's notice is stale by then.
+	const settled = reconciliationFields(final);
 	return {
 		...result,
 		status: final.status,
 		message: final.message ?? result.message,
-		amount: final.amount,
+		amount: final.amount ?? result.amount,
+		currency: settled.currency ?? result.currency,
+		description: settled.description ?? result.description,
+		providerReference: settled.providerReference ?? result.providerReference,
+		paidAt: settled.paidAt,
 		timedOut: final.timedOut,
 	};
 }

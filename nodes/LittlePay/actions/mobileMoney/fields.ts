@@ -20,6 +20,7 @@ export const payerFields: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: '+254712345678',
+		hint: 'The PIN prompt goes to this number; 0712345678 is read with the Country below',
 		description:
 			'Payer number; +254 712 345 678, 254712345678 or 0712345678 (with Country) are accepted',
 	},

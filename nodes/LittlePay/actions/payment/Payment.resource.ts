@@ -17,8 +17,8 @@ export const description: INodeProperties[] = [
 		{
 			name: 'Wait for Completion',
 			value: 'waitForCompletion',
-			action: 'Wait for completion',
-			description: 'Long poll until the payment is COMPLETED or FAILED, or a timeout',
+			action: 'Wait for a payment to complete',
+			description: 'Wait until the payment is COMPLETED or FAILED, or a timeout',
 		},
 	]),
 	...getStatus.description,

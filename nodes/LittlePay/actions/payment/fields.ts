@@ -6,14 +6,6 @@ export const paymentIdField: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
+	hint: 'The reference a Little Pay node returned, or the Key you gave the payment',
 	description: 'The intent reference, or the key you set when creating it',
-};
-
-export const waitTimeoutField: INodeProperties = {
-	displayName: 'Timeout (Seconds)',
-	name: 'waitTimeoutSeconds',
-	type: 'number',
-	typeOptions: { minValue: 1 },
-	default: 300,
-	description: 'How long to wait for a final status before returning with timedOut set',
 };

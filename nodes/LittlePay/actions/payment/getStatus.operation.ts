@@ -7,22 +7,32 @@ import { paymentIdField } from './fields';
 
 export const description: INodeProperties[] = showFor('payment', 'getStatus', [
 	paymentIdField,
-	{
-		displayName: 'Long Poll',
-		name: 'longPoll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to hold the request open until the status changes (once)',
-	},
 	simplifyField,
 	{
-		displayName: 'Concurrency',
-		name: 'concurrency',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: 10 },
-		default: 1,
-		description:
-			'How many lookups to run at once (1-10) when the input has many payments; output order always matches input order',
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Concurrency',
+				name: 'concurrency',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 10 },
+				default: 1,
+				description:
+					'How many lookups to run at once (1-10) for many payments; output order always matches input order',
+			},
+			{
+				displayName: 'Long Poll',
+				name: 'longPoll',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to hold the request open until the status changes (once, up to 60 seconds)',
+			},
+		],
 	},
 ]);
 
@@ -57,7 +67,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this,
 		itemIndex,
 		paymentId,
-		this.getNodeParameter('longPoll', itemIndex, false) as boolean,
+		(this.getNodeParameter('options.longPoll', itemIndex, false) as boolean) === true,
 	);
 	return (this.getNodeParameter('simplify', itemIndex, true) as boolean)
 		? simplifyPayment(record)

@@ -16,7 +16,6 @@ import {
 	rawCallbackBody,
 	refuseCallback as refuse,
 } from '../../trigger/callbackRequest';
-import { waitTimeoutField } from './fields';
 import { getPaymentStatus } from './getStatus.operation';
 
 /**
@@ -41,31 +40,30 @@ export const resumeWebhooks: IWebhookDescription[] = [
 /** How the node waits for the payer: not at all, holding a long poll, or paused in n8n's database. */
 export function waitForPaymentField(
 	defaultMode: 'no' | 'longPoll',
+	displayName: string,
 	withoutWaiting = true,
 ): INodeProperties {
 	const options = [
 		{
 			name: 'Hold the Connection (Long Poll)',
 			value: 'longPoll',
-			description:
-				'Keep a status request open until the payment settles or the timeout: for payers who answer within minutes',
+			description: 'Wait in this node for a payer who answers within minutes',
 		},
 		{
 			name: 'Pause Until Little Pay Calls Back',
 			value: 'pause',
-			description:
-				"Put the execution to wait in n8n's database, holding nothing, and resume it when Little Pay's signed callback arrives: for checkout links paid hours later. One payment per execution.",
+			description: 'Free the execution for hours or days; one payment per execution',
 		},
 	];
 	if (withoutWaiting) {
 		options.unshift({
 			name: "Don't Wait",
 			value: 'no',
-			description: 'Return as soon as the intent exists (and the prompt is sent)',
+			description: 'Return as soon as the PIN prompt is sent',
 		});
 	}
 	return {
-		displayName: 'Wait for Payment',
+		displayName,
 		name: 'waitForPayment',
 		type: 'options',
 		default: defaultMode,
@@ -74,32 +72,30 @@ export function waitForPaymentField(
 	};
 }
 
-/** The long-poll timeout, shown only for the long poll. */
-export const longPollTimeoutField: INodeProperties = {
-	...waitTimeoutField,
-	displayOptions: { show: { waitForPayment: ['longPoll'] } },
-};
-
 const pauseOnly = { show: { waitForPayment: ['pause'] } };
 
-/** The pause's timeout and the callback verification settings (the trigger's, with the same defaults). */
-export const pauseFields: INodeProperties[] = [
-	{
-		displayName:
-			'The execution pauses here until Little Pay calls its resume URL. Create and Collect set it as the Callback URL themselves; for Wait for Completion, create the intent with the Callback URL {{ $execution.resumeUrl }}. At the timeout the execution goes on with timedOut: true and status PENDING (no callback came): look the status up there with Payment: Get Status.',
+/** What the pause does in one operation: each operation explains only its own pause. */
+export function pauseNotice(text: string): INodeProperties {
+	return {
+		displayName: text,
 		name: 'pauseNotice',
 		type: 'notice',
 		default: '',
 		displayOptions: pauseOnly,
-	},
+	};
+}
+
+/** How long a pause lasts: visible, because the intent's checkout stops being payable then too. */
+export const pauseTimeoutFields: INodeProperties[] = [
 	{
 		displayName: 'Pause Timeout',
 		name: 'pauseTimeout',
 		type: 'number',
 		typeOptions: { minValue: 1 },
 		default: 24,
+		hint: 'At the timeout the execution goes on with timedOut: true',
 		description:
-			'How long to wait for the callback; the intent expires then too unless Expires In is set',
+			'How long to wait for the callback; an intent created here expires then too unless Expires In is set',
 		displayOptions: pauseOnly,
 	},
 	{
@@ -114,6 +110,23 @@ export const pauseFields: INodeProperties[] = [
 		],
 		displayOptions: pauseOnly,
 	},
+];
+
+/**
+ * The technical knobs of waiting, for an operation's Options collection: the long poll's timeout,
+ * and the callback verification settings of the pause (the trigger's, with the same defaults).
+ */
+export const waitOptions: INodeProperties[] = [
+	{
+		displayName: 'Long Poll Timeout (Seconds)',
+		name: 'waitTimeoutSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 300,
+		description:
+			'How long to hold the connection for a final status before returning with timedOut: true',
+		displayOptions: { show: { '/waitForPayment': ['longPoll'] } },
+	},
 	{
 		displayName: 'Public Key',
 		name: 'publicKey',
@@ -122,7 +135,7 @@ export const pauseFields: INodeProperties[] = [
 		default: LITTLE_PAY_PUBLIC_KEY_PEM,
 		description:
 			"Little Pay's published RSA public key (PEM) that the callback's signature must verify against. Replace it after a key rotation, or with the sandbox's publicKeyPem.",
-		displayOptions: pauseOnly,
+		displayOptions: { show: { '/waitForPayment': ['pause'] } },
 	},
 	{
 		displayName: 'Timestamp Tolerance (Seconds)',
@@ -132,9 +145,15 @@ export const pauseFields: INodeProperties[] = [
 		default: 300,
 		description:
 			'How far X-LittlePay-Timestamp may be from now; older or newer callbacks are refused as replays',
-		displayOptions: pauseOnly,
+		displayOptions: { show: { '/waitForPayment': ['pause'] } },
 	},
 ];
+
+/** The long poll's timeout from an operation's Options collection. */
+export function longPollTimeoutSeconds(context: IExecuteFunctions, itemIndex: number): number {
+	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return (options.waitTimeoutSeconds as number | undefined) ?? 300;
+}
 
 const MINUTES: Record<string, number> = { minutes: 1, hours: 60, days: 1440 };
 /** Thirty days: longer waits belong to a trigger workflow that correlates by key. */
@@ -144,6 +163,7 @@ export const MAX_PAUSE_MINUTES = 30 * 1440;
 export function readPause(
 	context: IExecuteFunctions,
 	itemIndex: number,
+	field = 'Wait for Payment',
 ): { timeoutMinutes: number } {
 	const node = context.getNode();
 	const count = context.getInputData().length;
@@ -151,7 +171,7 @@ export function readPause(
 		invalidInput(
 			node,
 			itemIndex,
-			'Wait for Payment',
+			field,
 			`"Pause Until Little Pay Calls Back" takes one payment per execution, and this run has ${count} items`,
 			'An execution resumes once, so pause one payment per execution: start one execution per payment (e.g. a Webhook per order), or choose the long poll.',
 		);

@@ -7,19 +7,31 @@ import { showFor, simplifyField, simplifyPayment } from '../common';
 import { paymentIdField } from './fields';
 import { getPaymentStatus } from './getStatus.operation';
 import {
-	longPollTimeoutField,
-	pauseFields,
+	longPollTimeoutSeconds,
 	pauseForCallback,
+	pauseNotice,
+	pauseTimeoutFields,
 	readPause,
 	waitForPaymentField,
+	waitOptions,
 } from './pause';
 
 export const description: INodeProperties[] = showFor('payment', 'waitForCompletion', [
 	paymentIdField,
-	waitForPaymentField('longPoll', false),
-	longPollTimeoutField,
-	...pauseFields,
+	waitForPaymentField('longPoll', 'How to Wait', false),
+	pauseNotice(
+		'Create the intent with Callback URL {{ $execution.resumeUrl }} (Payment Intent: Create in this workflow) and send its checkout link before this node: the execution then pauses here, holding nothing, until Little Pay calls back. At the timeout it goes on with timedOut: true and status PENDING: look the payment up there with Payment: Get Status.',
+	),
+	...pauseTimeoutFields,
 	simplifyField,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: waitOptions,
+	},
 ]);
 
 const FINAL = new Set(['COMPLETED', 'FAILED']);
@@ -88,7 +100,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	);
 	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
 	if (this.getNodeParameter('waitForPayment', itemIndex, 'longPoll') === 'pause') {
-		const pause = readPause(this, itemIndex);
+		const pause = readPause(this, itemIndex, 'How to Wait');
 		const record = await getPaymentStatus(this, itemIndex, paymentId, false);
 		if (FINAL.has(String(record.status))) {
 			return { ...(simplify ? simplifyPayment(record) : record), timedOut: false, requests: 1 };
@@ -96,11 +108,17 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		return await pauseForCallback(
 			this,
 			itemIndex,
-			{ reference: record.reference, key: record.key, amount: record.amount },
+			{
+				reference: record.reference,
+				key: record.key,
+				amount: record.amount,
+				currency: record.currency ?? null,
+				description: record.description ?? null,
+			},
 			pause.timeoutMinutes,
 		);
 	}
-	const timeout = this.getNodeParameter('waitTimeoutSeconds', itemIndex, 300) as number;
+	const timeout = longPollTimeoutSeconds(this, itemIndex);
 	const result = await waitForFinalStatus(this, itemIndex, paymentId, timeout);
 	return simplify
 		? { ...simplifyPayment(result), timedOut: result.timedOut, requests: result.requests }

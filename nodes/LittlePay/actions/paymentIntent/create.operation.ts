@@ -9,51 +9,48 @@ import {
 	validateUrl,
 } from '../../helpers/validation';
 import { createOnce, credentialData, expectSuccess } from '../../transport';
-import { isExecutionRetry, keyForItem, showFor } from '../common';
-import {
-	longPollTimeoutField,
-	pauseFields,
-	pauseForIntent,
-	readPause,
-	resumeUrlOf,
-	waitForPaymentField,
-} from '../payment/pause';
-import { waitForFinalStatus } from '../payment/waitForCompletion.operation';
+import { AMOUNT_HINT, currencyField, isExecutionRetry, keyForItem, showFor } from '../common';
+import { resumeUrlOf } from '../payment/pause';
 
-/** Intent fields, shared by Payment Intent: Create and Mobile Money: Collect. */
-export const intentFields: INodeProperties[] = [
-	{
-		displayName: 'Amount',
-		name: 'amount',
-		type: 'number',
-		required: true,
-		default: 0,
-		description:
-			"Amount to collect in the currency's main unit, not cents: 1500 is KES 1,500. Little Pay accepts decimals; M-Pesa rounds them to whole shillings.",
-	},
-	{
-		displayName: 'Currency',
-		name: 'currency',
-		type: 'string',
-		default: 'KES',
-		description: 'Currency code; Little Pay defaults to KES',
-	},
+/** The amount of an intent, with its unit visible under the field. */
+export const amountField: INodeProperties = {
+	displayName: 'Amount',
+	name: 'amount',
+	type: 'number',
+	required: true,
+	default: 0,
+	hint: AMOUNT_HINT,
+	description:
+		'Amount to collect. Little Pay accepts decimals; M-Pesa rounds them to whole shillings.',
+};
+
+/** Amount, currency and the order description: what the payer sees and pays. */
+export const intentBusinessFields: INodeProperties[] = [
+	amountField,
+	currencyField,
 	{
 		displayName: 'Description',
 		name: 'description',
 		type: 'string',
 		required: true,
 		default: '',
-		description: 'Description of the payment shown to the payer',
+		placeholder: 'Order 1001',
+		description: 'What the payment is for, shown to the payer and returned in the status record',
 	},
+];
+
+/** Where Little Pay reports the result, and the merchant's key of the intent. */
+export const intentCallbackAndKeyFields: INodeProperties[] = [
 	{
 		displayName: 'Callback URL',
 		name: 'callbackUrl',
 		type: 'string',
 		required: true,
 		default: '',
+		placeholder: 'https://your-n8n/webhook/.../littlepay',
+		hint: 'Usually the Production URL of a Little Pay Trigger workflow',
 		description:
-			'URL Little Pay calls when the payment completes, e.g. the Production URL of a Little Pay Trigger',
+			'URL Little Pay calls with the result of the payment. To pause in Payment: Wait for Completion instead, use {{ $execution.resumeUrl }}.',
 		// When pausing, the callback goes to the execution's own resume URL.
 		displayOptions: { hide: { waitForPayment: ['pause'] } },
 	},
@@ -62,129 +59,155 @@ export const intentFields: INodeProperties[] = [
 		name: 'key',
 		type: 'string',
 		default: '',
+		placeholder: 'order1001',
+		hint: 'Map your order number (letters and digits) so no new run can charge twice. Empty generates one.',
 		description:
-			'Your unique alphanumeric ID for this payment, such as the order number (8-12 characters recommended). Empty generates one that Retry On Fail and Retry from the Executions list reuse, but a new execution makes new ones.',
-	},
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
-			{
-				displayName: 'Authentication Redirect URL',
-				name: 'authenticationRedirectUrl',
-				type: 'string',
-				default: '',
-				description: 'Where the payer goes after 3-D Secure step-up',
-			},
-			{
-				displayName: 'Billing Address',
-				name: 'billingAddress',
-				type: 'fixedCollection',
-				default: {},
-				description:
-					'Payer details; complete data helps card payments pass address checks. Email or phone number is required.',
-				options: [
-					{
-						displayName: 'Address',
-						name: 'address',
-						values: [
-							{
-								displayName: 'Address Line',
-								name: 'address1',
-								type: 'string',
-								default: '',
-							},
-							{
-								displayName: 'Administrative Area',
-								name: 'administrativeArea',
-								type: 'string',
-								default: '',
-								description: 'State, county or province',
-							},
-							{
-								displayName: 'Country',
-								name: 'country',
-								type: 'string',
-								default: '',
-								description: 'ISO two-letter country code',
-							},
-							{
-								displayName: 'Email',
-								name: 'email',
-								type: 'string',
-								placeholder: 'name@email.com',
-								default: '',
-							},
-							{
-								displayName: 'First Name',
-								name: 'firstName',
-								type: 'string',
-								default: '',
-							},
-							{
-								displayName: 'Last Name',
-								name: 'lastName',
-								type: 'string',
-								default: '',
-							},
-							{
-								displayName: 'Locality',
-								name: 'locality',
-								type: 'string',
-								default: '',
-								description: 'City or town',
-							},
-							{
-								displayName: 'Phone Number',
-								name: 'phoneNumber',
-								type: 'string',
-								default: '',
-								description: 'International format with country code',
-							},
-							{
-								displayName: 'Postal Code',
-								name: 'postalCode',
-								type: 'string',
-								default: '',
-							},
-						],
-					},
-				],
-			},
-			{
-				displayName: 'Custom Data (JSON)',
-				name: 'customData',
-				type: 'json',
-				default: '{}',
-				description: 'Any JSON you attach to the payment',
-			},
-			{
-				displayName: 'Expires In (Minutes)',
-				name: 'expiresAt',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: MAX_EXPIRES_IN_MINUTES, numberPrecision: 0 },
-				default: 30,
-				description: 'Whole minutes until the intent expires, from 1 to 43200 (30 days)',
-			},
-			{
-				displayName: 'Return URL',
-				name: 'returnUrl',
-				type: 'string',
-				default: '',
-				description: 'Where the payer goes after paying on the hosted checkout page',
-			},
-		],
+			'Your unique alphanumeric ID for this payment (8-12 characters recommended). An empty Key is generated so that Retry On Fail and Retry from the Executions list reuse it, but a new execution makes new ones.',
 	},
 ];
 
+/** Billing details Little Pay passes to card checks; optional, so they sit in Options. */
+const billingOptions: INodeProperties[] = [
+	{
+		displayName: 'Billing Address Line',
+		name: 'address1',
+		type: 'string',
+		default: '',
+		description: 'Street address of the payer; complete billing data helps card payments pass',
+	},
+	{
+		displayName: 'Billing City',
+		name: 'locality',
+		type: 'string',
+		default: '',
+		description: 'City or town of the payer',
+	},
+	{
+		displayName: 'Billing Country',
+		name: 'country',
+		type: 'string',
+		default: '',
+		placeholder: 'KE',
+		description: 'ISO two-letter country code of the payer',
+	},
+	{
+		displayName: 'Billing First Name',
+		name: 'firstName',
+		type: 'string',
+		default: '',
+	},
+	{
+		displayName: 'Billing Last Name',
+		name: 'lastName',
+		type: 'string',
+		default: '',
+	},
+	{
+		displayName: 'Billing Postal Code',
+		name: 'postalCode',
+		type: 'string',
+		default: '',
+	},
+	{
+		displayName: 'Billing State or County',
+		name: 'administrativeArea',
+		type: 'string',
+		default: '',
+		description: 'State, county or province of the payer',
+	},
+];
+
+/** The gateway's names of the billing address fields the Options collection may carry. */
+const BILLING_OPTION_NAMES = [
+	'firstName',
+	'lastName',
+	'address1',
+	'locality',
+	'administrativeArea',
+	'postalCode',
+	'country',
+	'email',
+];
+
+const intentOptions: INodeProperties[] = [
+	{
+		displayName: 'Authentication Redirect URL',
+		name: 'authenticationRedirectUrl',
+		type: 'string',
+		default: '',
+		description: "Where the payer goes after the bank's 3-D Secure check (card payments)",
+	},
+	...billingOptions,
+	{
+		displayName: 'Custom Data (JSON)',
+		name: 'customData',
+		type: 'json',
+		default: '{}',
+		description: 'Any JSON you attach to the payment',
+	},
+	{
+		displayName: 'Expires In (Minutes)',
+		name: 'expiresAt',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_EXPIRES_IN_MINUTES, numberPrecision: 0 },
+		default: 30,
+		description: 'Whole minutes until the intent expires, from 1 to 43200 (30 days)',
+	},
+	{
+		displayName: 'Return URL',
+		name: 'returnUrl',
+		type: 'string',
+		default: '',
+		description: 'Where the payer goes after paying on the hosted checkout page',
+	},
+];
+
+/** Sorts collection options by display name, as n8n lists them. */
+export function byDisplayName(options: INodeProperties[]): INodeProperties[] {
+	return [...options].sort((a, b) => a.displayName.localeCompare(b.displayName));
+}
+
+/** The one Options collection of an intent-creating operation, with extra options of that operation. */
+export function intentOptionsCollection(extra: INodeProperties[] = []): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: byDisplayName([...intentOptions, ...extra]),
+	};
+}
+
 export const description: INodeProperties[] = showFor('paymentIntent', 'create', [
-	...intentFields,
-	waitForPaymentField('no'),
-	longPollTimeoutField,
-	...pauseFields,
+	...intentBusinessFields,
+	{
+		displayName: 'Payer Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'name@email.com',
+		default: '',
+		hint: "Little Pay needs the payer's email or phone number: fill at least one of the two",
+		description: 'Billing email of the payer, sent as payload.billingAddress.email',
+	},
+	{
+		displayName: 'Payer Phone Number',
+		name: 'phoneNumber',
+		type: 'string',
+		placeholder: '+254712345678',
+		default: '',
+		hint: 'Needed when Payer Email is empty; international format with the country code',
+		description: 'Billing phone number of the payer, sent as payload.billingAddress.phoneNumber',
+	},
+	...intentCallbackAndKeyFields,
+	{
+		displayName:
+			'Create returns at once with the checkout link (checkoutUrl). To wait for the payer, send the link (SMS, e-mail, chat), then add Little Pay: Payment: Wait for Completion. With Callback URL {{ $execution.resumeUrl }} it can pause until Little Pay calls back, as example 6 does.',
+		name: 'waitNotice',
+		type: 'notice',
+		default: '',
+	},
+	intentOptionsCollection(),
 ]);
 
 /** Parses the Custom Data (JSON) field into an object. */
@@ -250,7 +273,7 @@ export async function createIntent(
 		context.getNodeParameter('key', itemIndex, ''),
 		operation,
 	);
-	const extra = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const extra = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
 
 	const body: IDataObject = { amount, currency, description, callbackUrl, key };
 	if (extra.returnUrl)
@@ -259,18 +282,24 @@ export async function createIntent(
 		body.expiresAt = validateExpiresIn(node, itemIndex, extra.expiresAt);
 	// A paused checkout link stops being payable when the execution stops waiting for it.
 	else if (pause) body.expiresAt = Math.ceil(pause.timeoutMinutes);
-	const address: IDataObject = {
-		...(((extra.billingAddress as IDataObject | undefined)?.address ?? {}) as IDataObject),
-	};
+	const address: IDataObject = {};
+	for (const name of BILLING_OPTION_NAMES) {
+		if (extra[name] !== undefined && extra[name] !== '') address[name] = extra[name];
+	}
+	// Payment Intent: Create shows the payer's email and phone as fields of their own.
+	for (const name of ['email', 'phoneNumber']) {
+		const value = String(context.getNodeParameter(name, itemIndex, '') ?? '').trim();
+		if (value !== '') address[name] = value;
+	}
 	if (!address.email && !address.phoneNumber && payerPhone) address.phoneNumber = `+${payerPhone}`;
 	// Little Pay requires at least one way to reach the payer.
 	if (!address.email && !address.phoneNumber) {
 		invalidInput(
 			node,
 			itemIndex,
-			'Billing Address',
-			'needs an Email or a Phone Number',
-			'Add Additional Fields > Billing Address and fill Email or Phone Number (+254712345678)',
+			'Payer Email',
+			'or Payer Phone Number is needed',
+			'Little Pay needs a way to reach the payer: fill Payer Email (amina@example.com) or Payer Phone Number (+254712345678)',
 		);
 	}
 	const payload: IDataObject = { billingAddress: address };
@@ -312,11 +341,17 @@ export async function createIntent(
 		'payment intent',
 	);
 	const data = expectSuccess(context, response, itemIndex);
-	if (outcome === 'created') {
-		return { reference: data.reference, checkoutUrl: data.checkoutUrl, key, message: data.message };
-	}
-	// Found by key: the status record carries no checkout address.
-	const found = { reference: data.reference, checkoutUrl: data.checkoutUrl ?? null, key };
+	// The same names as Get Status and the trigger use, so later nodes read one vocabulary.
+	const found = {
+		reference: data.reference,
+		key,
+		// Found by key, the status record carries no checkout address.
+		checkoutUrl: data.checkoutUrl ?? null,
+		amount,
+		currency,
+		description,
+	};
+	if (outcome === 'created') return { ...found, message: data.message };
 	if (outcome === 'recovered') {
 		return {
 			...found,
@@ -332,27 +367,10 @@ export async function createIntent(
 	};
 }
 
-/** Creates a payment intent, and waits for its payment as the user chose. */
+/**
+ * Creates a payment intent and returns at once with its checkout link. It does not wait: a wait here
+ * would hold the link inside this node, where no later node can send it to the payer.
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const mode = this.getNodeParameter('waitForPayment', itemIndex, 'no') as string;
-	if (mode === 'pause') {
-		const pause = readPause(this, itemIndex);
-		const intent = await createIntent(this, itemIndex, 'create', undefined, pause);
-		return await pauseForIntent(this, itemIndex, intent, pause.timeoutMinutes);
-	}
-	const intent = await createIntent(this, itemIndex, 'create');
-	if (mode !== 'longPoll') return intent;
-	const final = await waitForFinalStatus(
-		this,
-		itemIndex,
-		String(intent.reference),
-		this.getNodeParameter('waitTimeoutSeconds', itemIndex, 300) as number,
-	);
-	return {
-		...intent,
-		status: final.status,
-		amount: final.amount,
-		message: final.message ?? intent.message,
-		timedOut: final.timedOut,
-	};
+	return await createIntent(this, itemIndex, 'create');
 }

@@ -16,10 +16,13 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
 			{
 				name: 'Full Amount',
 				value: 'full',
-				description:
-					'What is still refundable: the paid amount from the status record, less any refunded amount it reports',
+				description: 'What is still refundable, read from the status record',
 			},
-			{ name: 'Partial Amount', value: 'partial' },
+			{
+				name: 'Partial Amount',
+				value: 'partial',
+				description: 'The amount you enter; several may add up to the paid amount',
+			},
 		],
 		default: 'full',
 	},
@@ -29,23 +32,33 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
 		type: 'number',
 		default: 0,
 		displayOptions: { show: { refundType: ['partial'] } },
+		hint: "In the payment's currency, main unit, not cents: 500 = KES 500",
 		description:
-			"Amount to refund in the currency's main unit, as the payment's amount: 500 is KES 500, not cents. Several partial refunds may add up to the paid amount.",
+			"Amount to refund in the payment's currency: 500 is KES 500 for a KES payment. Several partial refunds may add up to the paid amount.",
 	},
 	{
-		displayName: 'Reason',
-		name: 'reason',
-		type: 'string',
-		default: '',
-		description: 'Why the payment is refunded',
-	},
-	{
-		displayName: 'Callback URL',
-		name: 'refundCallbackUrl',
-		type: 'string',
-		default: '',
-		description:
-			'URL Little Pay calls when a refund answered PENDING completes (for a Little Pay Trigger add ?token=...)',
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Callback URL',
+				name: 'callbackUrl',
+				type: 'string',
+				default: '',
+				description:
+					"URL Little Pay calls when a refund answered PENDING settles; for a Little Pay Trigger, its Production URL with ?token= and the trigger's Refund Callback Token",
+			},
+			{
+				displayName: 'Reason',
+				name: 'reason',
+				type: 'string',
+				default: '',
+				description: 'Why the payment is refunded, kept with the refund',
+			},
+		],
 	},
 ]);
 
@@ -63,8 +76,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		'Reference or Key',
 	);
 	const refundType = this.getNodeParameter('refundType', itemIndex) as string;
-	const reason = this.getNodeParameter('reason', itemIndex, '') as string;
-	const callbackUrl = this.getNodeParameter('refundCallbackUrl', itemIndex, '') as string;
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const reason = String(options.reason ?? '');
+	const callbackUrl = String(options.callbackUrl ?? '');
 	// Inputs are checked before the status lookup, so a bad item sends nothing at all.
 	if (callbackUrl) validateUrl(node, itemIndex, callbackUrl, 'Callback URL');
 	const partialAmount =
@@ -93,11 +107,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'Check the payment in the Little Pay dashboard before refunding again: the refund may have gone through.',
 		);
 	}
+	// The status record names the payment in the output (reference, key, currency) whichever of
+	// reference or key the item gave, and gives the amount of a full refund. A read, safe to repeat.
+	const record = await getPaymentStatus(this, itemIndex, paymentId, false);
 	let amount: number;
 	if (partialAmount !== undefined) {
 		amount = partialAmount;
 	} else {
-		const record = await getPaymentStatus(this, itemIndex, paymentId, false);
 		const paid = validateAmount(node, itemIndex, record.amount, 'Amount (from the payment record)');
 		// "Full" means what is still refundable when the record says how much was refunded already.
 		const refunded = Number(record.refundedAmount ?? 0);
@@ -130,7 +146,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	);
 	if (response.statusCode >= 400) sent.set(undefined); // refused: nothing was refunded
 	const data = expectSuccess(this, response, itemIndex);
-	const answer = { paymentId, amount, status: data.status, message: data.message };
+	// One vocabulary with the other operations: the payment is `reference` and `key` everywhere.
+	const answer = {
+		reference: record.reference ?? paymentId,
+		key: record.key ?? null,
+		amount,
+		currency: record.currency ?? null,
+		status: data.status,
+		message: data.message,
+		reason: reason === '' ? null : reason,
+	};
 	sent.set({ answer });
 	return answer;
 }

@@ -1,0 +1,284 @@
+// A merchant's first hour in the real n8n 2.x editor (issue 21), in Chromium: find the node by the
+// words merchants type, fill every operation from the fields its panel shows, read the unit of every
+// amount without hovering, and find how to test the trigger. Saves one screenshot per operation
+// under docs/screenshots/ (shown in the README). `npm test` builds dist/ before this runs.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+
+import { N8nApi, OWNER, REPO_ROOT, startN8n } from '../../scripts/n8n';
+import type { N8nServer } from '../../scripts/n8n';
+
+jest.setTimeout(600000);
+
+const SHOTS = join(REPO_ROOT, 'docs/screenshots');
+
+interface Panel {
+	resource: string;
+	operation: string;
+	/** Parameters the node is created with, beyond resource and operation. */
+	parameters?: Record<string, unknown>;
+	/** Labels of the fields a user must fill: each must be on the panel, not in a collection. */
+	required: string[];
+	/** Labels of the money fields: each must show its unit under the field, without hovering. */
+	money?: string[];
+}
+
+// The unit every money field shows in its hint.
+const UNIT = /not cents/;
+
+const PANELS: Panel[] = [
+	{
+		resource: 'paymentIntent',
+		operation: 'create',
+		required: [
+			'Amount',
+			'Currency',
+			'Description',
+			'Payer Email',
+			'Payer Phone Number',
+			'Callback URL',
+		],
+		money: ['Amount'],
+	},
+	{
+		resource: 'mobileMoney',
+		operation: 'collect',
+		required: ['Amount', 'Currency', 'Description', 'Network', 'Mobile Number', 'Callback URL'],
+		money: ['Amount'],
+	},
+	{
+		resource: 'mobileMoney',
+		operation: 'requestPayment',
+		required: ['Intent Reference', 'Network', 'Mobile Number'],
+	},
+	{ resource: 'payment', operation: 'getStatus', required: ['Reference or Key'] },
+	{
+		resource: 'payment',
+		operation: 'waitForCompletion',
+		required: ['Reference or Key', 'How to Wait'],
+	},
+	{
+		resource: 'refund',
+		operation: 'create',
+		parameters: { refundType: 'partial' },
+		required: ['Reference or Key', 'Refund', 'Amount'],
+		money: ['Amount'],
+	},
+	{
+		resource: 'card',
+		operation: 'getDeviceDataCollectionToken',
+		required: ['Intent Reference', 'Card Number', 'CVV', 'Expiry (MM/YY)', 'Cardholder Name'],
+	},
+	{
+		resource: 'card',
+		operation: 'buildDeviceDataCollectionPage',
+		required: ['Intent Reference', 'Device Data Collection URL', 'Access Token', 'Continue URL'],
+	},
+	{ resource: 'card', operation: 'checkEnrolment', required: ['Intent Reference'] },
+	{
+		resource: 'card',
+		operation: 'buildStepUpPage',
+		required: ['Intent Reference', 'Step-Up URL', 'Access Token'],
+	},
+	{ resource: 'card', operation: 'processPayment', required: ['Intent Reference'] },
+	// Disbursement's fields belong to the payouts work; their unit hints are checked there.
+	{
+		resource: 'disbursement',
+		operation: 'create',
+		required: ['Network', 'Amount', 'Destination Number'],
+	},
+	{ resource: 'disbursement', operation: 'get', required: ['ID or Key'] },
+	{ resource: 'disbursement', operation: 'getCharges', required: [] },
+	{ resource: 'disbursement', operation: 'quoteFee', required: ['Network', 'Amount'] },
+];
+
+const nodeName = (panel: Panel) => `${panel.resource} ${panel.operation}`;
+
+// A label's text is followed by the Fixed / Expression switch n8n shows beside it.
+const firstLine = (text: string) => text.split('\n')[0].trim();
+
+describe("a merchant's first hour in the n8n editor", () => {
+	let n8n: N8nServer;
+	let browser: Browser;
+	let page: Page;
+	let workflowId: string;
+	const consoleErrors: string[] = [];
+
+	beforeAll(async () => {
+		mkdirSync(SHOTS, { recursive: true });
+		n8n = await startN8n();
+		const api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		// Panels only: the credentials point at a closed loopback port and are never used.
+		const basicId = await api.createCredential('Little Pay (Client ID)', 'littlePayBasicApi', {
+			clientId: 'client',
+			clientSecret: 'secret',
+			tokenId: 'token',
+			baseUrl: 'http://127.0.0.1:9',
+		});
+		const apiKeyId = await api.createCredential('Little Pay (API key)', 'littlePayApiKeyApi', {
+			apiKey: 'key',
+			baseUrl: 'http://127.0.0.1:9',
+			disbursementBaseUrl: '',
+		});
+		const nodes: Array<Record<string, unknown>> = PANELS.map((panel, i) => ({
+			name: nodeName(panel),
+			type: 'n8n-nodes-littlepay.littlePay',
+			typeVersion: 1,
+			position: [(i % 4) * 260, Math.floor(i / 4) * 220],
+			parameters: {
+				resource: panel.resource,
+				operation: panel.operation,
+				...panel.parameters,
+			},
+			credentials: {
+				littlePayApiKeyApi: { id: apiKeyId, name: 'Little Pay (API key)' },
+				...((panel.resource === 'paymentIntent' || panel.operation === 'collect') && {
+					littlePayBasicApi: { id: basicId, name: 'Little Pay (Client ID)' },
+				}),
+			},
+		}));
+		nodes.push({
+			name: 'Little Pay Trigger',
+			type: 'n8n-nodes-littlepay.littlePayTrigger',
+			typeVersion: 2,
+			position: [0, 1000],
+			parameters: {},
+			webhookId: '5b0e2a57-6a51-4c1b-9d7e-0c1b8e2f4a10',
+		});
+		workflowId = (await api.createWorkflow({ name: 'Every panel', nodes, connections: {} })).id;
+
+		browser = await chromium.launch({
+			executablePath: '/usr/bin/chromium',
+			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+		});
+		page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+		await page.goto(`${n8n.url}/signin`);
+		await page.fill('input[name="emailOrLdapLoginId"]', OWNER.email);
+		await page.fill('input[name="password"]', OWNER.password);
+		await page.click('[data-test-id="form-submit-button"]');
+		await page.waitForURL(/\/home/);
+		// Counted from here on: the sign-in page's own 401 probe is n8n's, before anyone logs in.
+		page.on('console', (message) => {
+			if (message.type() === 'error') consoleErrors.push(message.text());
+		});
+		page.on('pageerror', (error) => consoleErrors.push(error.message));
+	});
+
+	afterAll(async () => {
+		await browser?.close();
+		await n8n?.stop();
+	});
+
+	it.each(['mpesa', 'payout', 'mobile money'])(
+		'finds Little Pay in the node creator by "%s"',
+		async (words) => {
+			await page.goto(`${n8n.url}/workflow/new`);
+			await page.click('[data-test-id="node-creator-plus-button"]');
+			await page.locator('[data-test-id="node-creator"] input').first().fill(words);
+			await page.waitForFunction(() =>
+				[...document.querySelectorAll('[data-test-id="node-creator-item-name"]')].some(
+					(e) => e.textContent?.trim() === 'Little Pay',
+				),
+			);
+			const names = await page.$$eval('[data-test-id="node-creator-item-name"]', (els) =>
+				els.map((e) => e.textContent?.trim()),
+			);
+			// The first suggestion, not an unrelated node.
+			expect(names[0]).toBe('Little Pay');
+			await page.screenshot({ path: join(SHOTS, `search-${words.replace(/\W+/g, '-')}.png`) });
+		},
+	);
+
+	/** Opens a node's panel on the saved workflow and returns its visible field labels. */
+	async function openPanel(name: string): Promise<string[]> {
+		if (!page.url().endsWith(`/workflow/${workflowId}`)) {
+			await page.goto(`${n8n.url}/workflow/${workflowId}`);
+			await page.waitForSelector('[data-test-id="canvas-node"]');
+		}
+		await page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`).dblclick();
+		await page.waitForSelector('[data-test-id="ndv"]');
+		await page.waitForTimeout(1000);
+		return (
+			await page
+				.locator('[data-test-id="ndv"] [data-test-id="input-label"]')
+				.filter({ visible: true })
+				.allInnerTexts()
+		).map(firstLine);
+	}
+
+	async function closePanel(): Promise<void> {
+		await page.locator('[data-test-id="ndv-close-button"]').click();
+		await page.waitForSelector('[data-test-id="ndv"]', { state: 'detached' });
+	}
+
+	/** The text under a field (its hint), read from the visible parameter item with that label. */
+	async function fieldText(label: string): Promise<string> {
+		const item = page
+			.locator('[data-test-id="ndv"] [data-test-id="parameter-item"]')
+			.filter({ visible: true })
+			.filter({ has: page.locator('[data-test-id="input-label"]', { hasText: label }) })
+			.first();
+		return await item.innerText();
+	}
+
+	it.each(PANELS.map((panel) => [nodeName(panel), panel] as const))(
+		'%s: the fields to fill are on the panel, amounts show their unit, no console error',
+		async (name, panel) => {
+			const errorsBefore = consoleErrors.length;
+			const labels = await openPanel(name);
+			for (const field of panel.required) expect(labels).toContain(field);
+			for (const field of panel.money ?? []) expect(await fieldText(field)).toMatch(UNIT);
+			await page.screenshot({ path: join(SHOTS, `${panel.resource}-${panel.operation}.png`) });
+			await closePanel();
+			expect(consoleErrors.slice(errorsBefore)).toEqual([]);
+		},
+	);
+
+	it('Create returns at once and says how to wait; Collect explains only its own pause', async () => {
+		await openPanel('paymentIntent create');
+		const create = await page.locator('[data-test-id="ndv"]').innerText();
+		expect(create).toMatch(/Create returns at once with the checkout link/);
+		expect(create).not.toMatch(/Pause Until Little Pay Calls Back/);
+		expect(await fieldText('Key')).toMatch(/order number/);
+		await closePanel();
+		await openPanel('mobileMoney collect');
+		await page.locator('[data-test-id="parameter-input-waitForPayment"]').click();
+		await page.getByRole('option', { name: /Pause Until Little Pay Calls Back/ }).click();
+		await page.waitForTimeout(500);
+		const collect = await page.locator('[data-test-id="ndv"]').innerText();
+		expect(collect).toMatch(/After the PIN prompt is sent the execution pauses/);
+		expect(collect).not.toMatch(/\$execution\.resumeUrl/);
+		await page.screenshot({ path: join(SHOTS, 'mobileMoney-collect-pause.png') });
+		await closePanel();
+	});
+
+	it('the trigger says how to produce a test event and where its Production URL is', async () => {
+		const errorsBefore = consoleErrors.length;
+		await openPanel('Little Pay Trigger');
+		const ndv = page.locator('[data-test-id="ndv"]');
+		expect(await ndv.innerText()).toMatch(
+			/Make Little Pay call this trigger: pay a payment whose Callback URL is its URL/,
+		);
+		expect(await ndv.innerText()).toMatch(/open Webhook URLs at the top of this panel/);
+		await page.getByText('When will this node trigger my flow?').click();
+		await page.waitForTimeout(500);
+		const help = await ndv.innerText();
+		expect(help).toMatch(/Execute step/);
+		expect(help).toMatch(/Test URL/);
+		expect(help).toMatch(/0712345670/);
+		// Public Key and Timestamp Tolerance wait in Options; the credential sits above its switch.
+		const labels = (
+			await ndv.locator('[data-test-id="input-label"]').filter({ visible: true }).allInnerTexts()
+		).map(firstLine);
+		expect(labels).not.toContain('Public Key');
+		expect(labels).not.toContain('Timestamp Tolerance (Seconds)');
+		expect(labels[0]).toBe('Confirm With Status API');
+		await page.screenshot({ path: join(SHOTS, 'trigger.png') });
+		await closePanel();
+		expect(consoleErrors.slice(errorsBefore)).toEqual([]);
+	});
+});

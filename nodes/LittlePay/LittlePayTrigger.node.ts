@@ -10,7 +10,6 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { LITTLE_PAY_PUBLIC_KEY_PEM } from './helpers/callbackSignature';
 import {
 	callbackEventId,
 	callbackToItem,
@@ -22,6 +21,7 @@ import {
 	checkCallbackSignature,
 	rawCallbackBody,
 	refuseCallback as refuse,
+	signatureOptionFields,
 } from './trigger/callbackRequest';
 import { fetchPaymentStatus } from './trigger/confirmStatus';
 import { admitEvent, recordAccepted, settleEvent } from './trigger/eventMemory';
@@ -174,26 +174,7 @@ export class LittlePayTrigger implements INodeType {
 				type: 'collection',
 				placeholder: 'Add Option',
 				default: {},
-				options: [
-					{
-						displayName: 'Public Key',
-						name: 'publicKey',
-						type: 'string',
-						typeOptions: { rows: 6 },
-						default: LITTLE_PAY_PUBLIC_KEY_PEM,
-						description:
-							"Little Pay's published RSA public key (PEM), used unless you add this option. Set it after a key rotation, or to the sandbox's publicKeyPem.",
-					},
-					{
-						displayName: 'Timestamp Tolerance (Seconds)',
-						name: 'toleranceSeconds',
-						type: 'number',
-						typeOptions: { minValue: 1 },
-						default: 300,
-						description:
-							'How far X-LittlePay-Timestamp may be from now; older or newer callbacks are refused as replays',
-					},
-				],
+				options: signatureOptionFields,
 			},
 		],
 	};

@@ -48,6 +48,16 @@ export function newTriggerState(statusRecords?: Record<string, IDataObject>): Tr
 	};
 }
 
+/** The trigger node as n8n hands it to the node's methods. */
+function triggerNode(typeVersion: number) {
+	return {
+		id: 'trigger-node',
+		name: 'Little Pay Trigger',
+		type: 'n8n-nodes-littlepay.littlePayTrigger',
+		typeVersion,
+	};
+}
+
 /**
  * Calls the trigger's webhook() the way n8n does, with the given parameters and request; `trigger` may come
  * from another copy of the module (another n8n process, with its own process memory).
@@ -97,12 +107,7 @@ export async function callWebhook(
 			name in params ? params[name] : name in defaults ? defaults[name] : fallback,
 		getWorkflowStaticData: () => state.staticData,
 		getWorkflow: () => ({ id: state.workflowId, active: true }),
-		getNode: () => ({
-			id: 'trigger-node',
-			name: 'Little Pay Trigger',
-			type: 'n8n-nodes-littlepay.littlePayTrigger',
-			typeVersion,
-		}),
+		getNode: () => triggerNode(typeVersion),
 		getCredentials: async () => ({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1' }),
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, options: { url: string }) => {
@@ -147,12 +152,7 @@ async function runTriggerExecution(
 		getInputData: () => result.workflowData?.[0] ?? [],
 		getWorkflowStaticData: () => state.staticData,
 		getWorkflow: () => ({ id: state.workflowId, active: true }),
-		getNode: () => ({
-			id: 'trigger-node',
-			name: 'Little Pay Trigger',
-			type: 'n8n-nodes-littlepay.littlePayTrigger',
-			typeVersion,
-		}),
+		getNode: () => triggerNode(typeVersion),
 	} as unknown as IExecuteFunctions;
 	await trigger.execute.call(context);
 }

@@ -1,7 +1,34 @@
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeProperties,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 
 import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from '../helpers/callbackSignature';
 import type { SignatureCheck } from '../helpers/callbackSignature';
+
+/** The verification options the trigger and the pause share: the key signatures verify against, and the replay window. */
+export const signatureOptionFields: INodeProperties[] = [
+	{
+		displayName: 'Public Key',
+		name: 'publicKey',
+		type: 'string',
+		typeOptions: { rows: 6 },
+		default: LITTLE_PAY_PUBLIC_KEY_PEM,
+		description:
+			"Little Pay's published RSA public key (PEM) that callback signatures must verify against, used unless you add this option. Set it after a key rotation, or to the sandbox's publicKeyPem.",
+	},
+	{
+		displayName: 'Timestamp Tolerance (Seconds)',
+		name: 'toleranceSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 300,
+		description:
+			'How far X-LittlePay-Timestamp may be from now; older or newer callbacks are refused as replays',
+	},
+];
 
 /** The callback's body exactly as received: signatures are over these bytes, not re-serialised JSON. */
 export async function rawCallbackBody(context: IWebhookFunctions): Promise<Buffer | undefined> {

@@ -8,13 +8,13 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { LITTLE_PAY_PUBLIC_KEY_PEM } from '../../helpers/callbackSignature';
 import { invalidInput } from '../../helpers/validation';
 import { callbackEventId, callbackToItem, parseCallback } from '../../trigger/callbackEvent';
 import {
 	checkCallbackSignature,
 	rawCallbackBody,
 	refuseCallback as refuse,
+	signatureOptionFields,
 } from '../../trigger/callbackRequest';
 import { getPaymentStatus } from './getStatus.operation';
 
@@ -127,26 +127,10 @@ export const waitOptions: INodeProperties[] = [
 			'How long to hold the connection for a final status before returning with timedOut: true',
 		displayOptions: { show: { '/waitForPayment': ['longPoll'] } },
 	},
-	{
-		displayName: 'Public Key',
-		name: 'publicKey',
-		type: 'string',
-		typeOptions: { rows: 6 },
-		default: LITTLE_PAY_PUBLIC_KEY_PEM,
-		description:
-			"Little Pay's published RSA public key (PEM) that the callback's signature must verify against. Replace it after a key rotation, or with the sandbox's publicKeyPem.",
+	...signatureOptionFields.map((field) => ({
+		...field,
 		displayOptions: { show: { '/waitForPayment': ['pause'] } },
-	},
-	{
-		displayName: 'Timestamp Tolerance (Seconds)',
-		name: 'toleranceSeconds',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: 300,
-		description:
-			'How far X-LittlePay-Timestamp may be from now; older or newer callbacks are refused as replays',
-		displayOptions: { show: { '/waitForPayment': ['pause'] } },
-	},
+	})),
 ];
 
 /** The long poll's timeout from an operation's Options collection. */

@@ -255,7 +255,12 @@ export class LittlePayTrigger implements INodeType {
 		// node): the event counts as seen only then, so a redelivery after any failure before runs.
 		const eventId = callbackEventId(callback);
 		const triggerId = triggerIdOf(this);
-		const admission = admitEvent(triggerId, this.getWorkflowStaticData('node'), eventId, Date.now());
+		const admission = admitEvent(
+			triggerId,
+			this.getWorkflowStaticData('node'),
+			eventId,
+			Date.now(),
+		);
 		if (admission === 'duplicate') {
 			return { webhookResponse: { received: true, duplicate: true, eventId } };
 		}

@@ -93,7 +93,12 @@ export function admitEvent(
  * Ends an admission when n8n has answered the gateway: a 2xx (sent only after n8n recorded the
  * execution) makes the event seen in this process; anything else forgets it, so the redelivery runs.
  */
-export function settleEvent(triggerId: string, eventId: string, recorded: boolean, now: number): void {
+export function settleEvent(
+	triggerId: string,
+	eventId: string,
+	recorded: boolean,
+	now: number,
+): void {
 	memoryOf(inFlightEvents, triggerId).delete(eventId);
 	if (recorded) rememberInProcess(triggerId, eventId, now);
 }

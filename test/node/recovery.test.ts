@@ -36,7 +36,7 @@ describe('unknown outcomes of money-moving requests', () => {
 			rules: [{ method: 'POST', pathPrefix: '/api/disbursements', status: 503, times: 1 }],
 		});
 		const result = await run('disbursement-create.json', [payout(key)]);
-		expect(result.output('Little Pay')[0].json).toMatchObject({ key, status: 'success' });
+		expect(result.output('Little Pay')[0].json).toMatchObject({ key, outcome: 'accepted' });
 		expect(await ledgerDisbursements(key)).toHaveLength(1);
 		const sent = (await sb.received()).map((r) => `${r.method} ${r.path.split('?')[0]}`);
 		expect(sent).toEqual([
@@ -83,7 +83,7 @@ describe('values as expressions give them', () => {
 		const result = await run('disbursement-create.json', [payout(key, { method: ' mpesa ' })]);
 		expect(result.output('Little Pay')[0].json).toMatchObject({
 			method: 'MPESA',
-			status: 'success',
+			outcome: 'accepted',
 		});
 		const [post] = (await sb.received()).filter((r) => r.method === 'POST');
 		expect(post.body).toMatchObject({ method: 'MPESA' });
@@ -103,7 +103,7 @@ describe('values as expressions give them', () => {
 		const result = await run('disbursement-create.json', [payout('', { key: 87654321 })]);
 		expect(result.output('Little Pay')[0].json).toMatchObject({
 			key: '87654321',
-			status: 'success',
+			outcome: 'accepted',
 		});
 	});
 });

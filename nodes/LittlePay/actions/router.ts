@@ -18,12 +18,13 @@ const RESOURCES: Record<string, { operations: Record<string, Operation> }> = {
 	refund,
 };
 
-/** Operations with a Concurrency option: payout runs, and status lookups (reads, safe to overlap). */
-const CONCURRENT_OPERATIONS = new Set(['disbursement:create', 'payment:getStatus']);
+/** Operations with a top-level Concurrency option: status lookups (reads, safe to overlap). */
+const CONCURRENT_OPERATIONS = new Set(['payment:getStatus']);
 
 /**
  * The item loop: every output item is paired with its input, Continue On Fail puts the error
  * on the item, and payout runs and status lookups may process items concurrently while keeping output order.
+ * Then what the run shares (a payout run's wait, a dry run's summary) runs once over all results.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -34,12 +35,16 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const run = RESOURCES[resource]?.operations[operation];
 	if (!run)
 		throw new NodeOperationError(this.getNode(), `Unknown operation ${resource}: ${operation}`);
-	const concurrency = CONCURRENT_OPERATIONS.has(`${resource}:${operation}`)
-		? Math.min(10, Math.max(1, Math.floor(this.getNodeParameter('concurrency', 0, 1) as number)))
-		: 1;
+	const wanted = run.concurrency
+		? run.concurrency.call(this)
+		: CONCURRENT_OPERATIONS.has(`${resource}:${operation}`)
+			? (this.getNodeParameter('concurrency', 0, 1) as number)
+			: 1;
+	const concurrency = Math.min(10, Math.max(1, Math.floor(Number(wanted) || 1)));
 	const output = new Array<INodeExecutionData>(items.length);
 	let next = 0;
 	let failure: unknown;
+	const failed = new Set<INodeExecutionData>();
 	const worker = async () => {
 		// After a failure no new item starts (no payout is sent after the node has failed), but
 		// items already in flight finish, so none is left in an unknown state.
@@ -61,10 +66,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 					json: { error: message, description: description ?? null },
 					pairedItem: { item: itemIndex },
 				};
+				failed.add(output[itemIndex]);
 			}
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 	if (failure !== undefined) throw failure;
-	return [output];
+	if (!run.afterItems) return [output];
+	const results = output.map((item) => (failed.has(item) ? undefined : item.json));
+	return [[...output, ...(await run.afterItems.call(this, results))]];
 }

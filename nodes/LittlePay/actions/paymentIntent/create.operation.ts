@@ -66,6 +66,15 @@ export const intentFields: INodeProperties[] = [
 			'Your unique alphanumeric ID for this payment, such as the order number (8-12 characters recommended). Empty generates one that Retry On Fail and Retry from the Executions list reuse, but a new execution makes new ones.',
 	},
 	{
+		displayName:
+			'Key is empty: every execution generates a new key, so running this workflow again (or Execute step, or a re-sent trigger) creates a new intent and can charge the payer again. Map your order number, e.g. {{ $json.orderId }}.',
+		name: 'emptyKeyNotice',
+		type: 'notice',
+		default: '',
+		// Shown while Key is empty; a mapped expression or a typed key hides it.
+		displayOptions: { hide: { key: [{ _cnd: { exists: true } }] } },
+	},
+	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
 		type: 'collection',

@@ -58,11 +58,13 @@ describe('Disbursement: Create', () => {
 		});
 		expect(out.pairedItem).toEqual({ item: 0 });
 		const sent = await sb.received();
-		expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([
-			'GET /api/disbursements/charges',
-			'POST /api/disbursements',
+		// The key comes from the data, so it is looked up first: an earlier run may have paid it.
+		expect(sent.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+			'GET /api/disbursements/charges 200',
+			`GET /api/disbursements/${String(item.key)} 404`,
+			'POST /api/disbursements 200',
 		]);
-		expect(sent[1].body).toEqual({
+		expect(sent[2].body).toEqual({
 			amount: 500,
 			method: 'MPESA',
 			currency: 'KES',
@@ -113,6 +115,9 @@ describe('Disbursement: Create', () => {
 		);
 		const ledger = await ledgerDisbursements();
 		for (const item of items) expect(ledger.filter((d) => d.key === item.key)).toHaveLength(1);
+		// The second run found both by key before sending: it sent no payout at all.
+		const sent = await sb.received();
+		expect(sent.filter((r) => r.method === 'POST')).toHaveLength(2);
 	});
 
 	it('Generate a Key per Execution: the same item of the same execution reuses its key (one payout), a new execution makes a new one', async () => {
@@ -159,7 +164,9 @@ describe('Disbursement: Create', () => {
 		const ok = await run('disbursement-create.json', [payout({ checkLimits: false })]);
 		expect(ok.error).toBeUndefined();
 		expect(ok.output('Little Pay')[0].json).toMatchObject({ outcome: 'accepted', fee: 7 });
-		expect((await sb.received()).map((r) => r.path)).toEqual(['/api/disbursements']);
+		expect((await sb.received()).map((r) => `${r.method} ${r.path}`)).not.toContain(
+			'GET /api/disbursements/charges',
+		);
 
 		const refused = await run('disbursement-create.json', [
 			payout({ checkLimits: false, amount: 5 }),

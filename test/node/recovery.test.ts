@@ -40,6 +40,7 @@ describe('unknown outcomes of money-moving requests', () => {
 		expect(await ledgerDisbursements(key)).toHaveLength(1);
 		const sent = (await sb.received()).map((r) => `${r.method} ${r.path.split('?')[0]}`);
 		expect(sent).toEqual([
+			`GET /api/disbursements/${key}`,
 			'POST /api/disbursements',
 			`GET /api/disbursements/${key}`,
 			'POST /api/disbursements',
@@ -50,6 +51,8 @@ describe('unknown outcomes of money-moving requests', () => {
 		const key = newKey('plost');
 		await sb.post('/sandbox/faults', {
 			rules: [
+				// The lookup before sending (a key from the data) goes through; every later one is lost.
+				{ method: 'GET', pathPrefix: `/api/disbursements/${key}`, times: 1 },
 				{ method: 'POST', pathPrefix: '/api/disbursements', drop: 'after', times: 1 },
 				{ method: 'GET', pathPrefix: `/api/disbursements/${key}`, drop: 'before' },
 			],

@@ -276,7 +276,9 @@ describe('A create whose answer was lost is resolved by lookup', () => {
 		expect(mine[0].id).toBe(out.id);
 		const sent = await sb.received();
 		expect(sent.filter((r) => r.method === 'POST')).toHaveLength(1);
-		expect(sent.filter((r) => r.path === `/api/disbursements/${String(out.key)}`)).toHaveLength(1);
+		// A key from the data is looked up before sending too (an earlier run may have paid it).
+		const lookups = sent.filter((r) => r.path === `/api/disbursements/${String(out.key)}`);
+		expect(lookups.map((r) => r.status)).toEqual(_name === 'a key you set' ? [404, 200] : [200]);
 	});
 
 	it('payment intent: exactly one intent, output says recovered', async () => {
@@ -306,6 +308,7 @@ describe('A create whose answer was lost is resolved by lookup', () => {
 		expect(result.output('Little Pay')[0].json).not.toHaveProperty('recovered');
 		expect((await sb.received()).map((r) => `${r.method} ${r.path}`)).toEqual([
 			'GET /api/disbursements/charges',
+			`GET /api/disbursements/${String(item.key)}`,
 			'POST /api/disbursements',
 			`GET /api/disbursements/${String(item.key)}`,
 			'POST /api/disbursements',

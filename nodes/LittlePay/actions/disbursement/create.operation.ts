@@ -14,6 +14,7 @@ import {
 	amountField,
 	currencyField,
 	keyFields,
+	keyIsGenerated,
 	payoutKey,
 	readPayoutRequest,
 	recipientFields,
@@ -156,7 +157,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				itemIndex,
 			},
 			key,
-			checkFirst: isExecutionRetry(this),
+			// A key from the data may have been paid by an earlier execution (the same sheet run
+			// again). Little Pay does not document what it does with a reused key, so it is looked up
+			// before sending rather than trusting a 409; a generated key is new unless n8n is retrying.
+			checkFirst: isExecutionRetry(this) || !keyIsGenerated(this, itemIndex),
 			expected: { amount, method, currency, to },
 		},
 		'disbursement',

@@ -101,11 +101,11 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 	},
 ]);
 
+// Dry run and waiting are one choice for the whole run (one summary, one wait), read from item 0.
 function isCheckOnly(context: IExecuteFunctions): boolean {
 	return context.getNodeParameter('checkOnly', 0, false) === true;
 }
 
-// Dry run and waiting are one choice for the whole run (one summary, one wait), read from item 0.
 function isWaiting(context: IExecuteFunctions): boolean {
 	return context.getNodeParameter('waitForResult', 0, 'no') === 'untilSettled';
 }

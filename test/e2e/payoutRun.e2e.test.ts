@@ -46,6 +46,8 @@ describe('example 4, the payout run, in a real n8n', () => {
 
 	const ledger = async (): Promise<Payout[]> =>
 		(await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.disbursements as Payout[];
+	const requests = async (): Promise<Array<{ method: string; path: string }>> =>
+		(await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data.requests;
 
 	/** Runs example 4 once; returns its summary and what its Pay Out node output. */
 	async function runExample4(): Promise<{ summary: Json[]; paidOut: Json[] }> {
@@ -109,8 +111,12 @@ describe('example 4, the payout run, in a real n8n', () => {
 			'po1006',
 		]);
 
+		const seen = (await requests()).length;
 		const second = await runExample4();
 		expect(second.summary).toEqual(first.summary);
+		// Every payout was found by its ID before sending: the second run sent no payout request at all.
+		const sentSince = (await requests()).slice(seen);
+		expect(sentSince.filter((r) => r.method === 'POST')).toEqual([]);
 		expect(second.paidOut.map((o) => [o.key, o.alreadyExisted, o.outcome])).toEqual(
 			first.paidOut.map((o) => [o.key, true, o.outcome]),
 		);
@@ -167,8 +173,6 @@ describe('example 4, the payout run, in a real n8n', () => {
 		);
 		expect(ended.status).toBe('canceled');
 		expect(Date.now() - stoppedAt).toBeLessThan(5000);
-		const requests = async () =>
-			(await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data.requests as unknown[];
 		const seen = (await requests()).length;
 		await new Promise((r) => setTimeout(r, 5000));
 		expect((await requests()).length).toBe(seen);

@@ -17,6 +17,7 @@ interface Payout {
 	method: string;
 	amount: number;
 	to: string;
+	key: string;
 	concurrency: number;
 }
 
@@ -29,14 +30,19 @@ export async function benchPayouts(): Promise<void> {
 		await axios.post(`${sandbox.baseUrl}/sandbox/faults`, {
 			rules: [{ pathPrefix: '/api/', latencyMs: LATENCY_MS }],
 		});
-		// Each payout has its own number and amount, so a misplaced output is visible.
-		const items = (concurrency: number): Payout[] =>
-			Array.from({ length: PAYOUTS }, (_, i) => ({
+		// Each payout has its own number and amount, so a misplaced output is visible, and each run
+		// its own payout IDs (keys), so every run pays again.
+		let runs = 0;
+		const items = (concurrency: number): Payout[] => {
+			runs++;
+			return Array.from({ length: PAYOUTS }, (_, i) => ({
 				method: 'MPESA',
 				amount: 100 + i,
 				to: `2547${String(10000000 + i * 7919).slice(-8)}`,
+				key: `bench${runs}x${i}`,
 				concurrency,
 			}));
+		};
 
 		let badOrder = 0;
 		let badPairing = 0;
@@ -61,7 +67,7 @@ export async function benchPayouts(): Promise<void> {
 				if (
 					o.json.to !== input[i].to ||
 					o.json.amount !== input[i].amount ||
-					o.json.status !== 'success'
+					o.json.outcome !== 'accepted'
 				)
 					badOrder++;
 				const paired = o.pairedItem as { item?: number } | undefined;

@@ -65,9 +65,8 @@ export async function benchQueuePayouts(): Promise<void> {
 						to: '={{ $json.to }}',
 						country: 'KE',
 						currency: 'KES',
-						key: '',
-						checkLimits: true,
-						concurrency: 10,
+						key: '={{ $json.payoutId }}',
+						options: { checkLimits: true, concurrency: 10 },
 					},
 					name: 'Pay Out',
 					type: 'n8n-nodes-littlepay.littlePay',
@@ -87,10 +86,11 @@ export async function benchQueuePayouts(): Promise<void> {
 		// waitForWebhook's empty probes ran the workflow with no recipients; count executions from here.
 		const before = (await settledExecutions(api, created.id, 2000)).length;
 
-		// Recipient r of run k: a number of its own, ending in 0 (the sandbox pays those).
+		// Recipient r of run k: a number of its own, ending in 0 (the sandbox pays those), and a payout ID.
 		const recipient = (k: number, r: number) => ({
 			to: `2547${String(k * PER_RUN + r).padStart(7, '0')}0`,
 			amount: 100 + r,
+			payoutId: `q${path.slice(-8).replace(/[^a-z0-9]/gi, '')}x${k}x${r}`,
 		});
 		const t0 = performance.now();
 		const answers = await Promise.all(

@@ -6,6 +6,7 @@ import { failureCount } from './lib';
 import { benchNodeOverhead } from './nodeOverhead';
 import { benchPausedWaits } from './pausedWaits';
 import { benchPayouts } from './payouts';
+import { benchPayoutSettlement } from './payoutSettlement';
 import { benchQueueCallbacks } from './queueCallbacks';
 import { benchQueuePayouts } from './queuePayouts';
 import { benchReliability } from './reliability';
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<void>> = {
 	nodeOverhead: benchNodeOverhead,
 	pausedWaits: benchPausedWaits,
 	payouts: benchPayouts,
+	payoutSettlement: benchPayoutSettlement,
 	queueCallbacks: benchQueueCallbacks,
 	queuePayouts: benchQueuePayouts,
 	reliability: benchReliability,

@@ -1,7 +1,7 @@
 // `npm run sandbox`: starts the gateway on port 4010 (or --port N / SANDBOX_PORT; 0 = a free port) and prints
 // one JSON line with what a merchant needs. Logs go to stderr so stdout stays machine-readable.
 import { readFileSync } from 'node:fs';
-import { startSandbox } from './index';
+import { parsePayoutSettleMs, startSandbox } from './index';
 import type { SandboxOptions } from './index';
 
 function numberFrom(name: string, value: string | undefined): number | undefined {
@@ -44,6 +44,9 @@ async function main(): Promise<void> {
 		allowRemoteCallbacks: env.SANDBOX_ALLOW_REMOTE_CALLBACKS === '1',
 		publicUrl: env.SANDBOX_PUBLIC_URL || undefined,
 		minuteMs: numberFrom('SANDBOX_MINUTE_MS', env.SANDBOX_MINUTE_MS),
+		payoutSettleMs: env.SANDBOX_PAYOUT_SETTLE_MS
+			? parsePayoutSettleMs('SANDBOX_PAYOUT_SETTLE_MS', env.SANDBOX_PAYOUT_SETTLE_MS)
+			: undefined,
 		quiet: env.SANDBOX_QUIET === '1',
 	};
 	const sandbox = await startSandbox(options);

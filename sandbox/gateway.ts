@@ -21,6 +21,7 @@ import type {
 	Intent,
 	MobileNetwork,
 	PaymentStatus,
+	PayoutSettleMs,
 	Refund,
 } from './types';
 
@@ -44,6 +45,8 @@ export const MAX_EXPIRES_AT_MINUTES = 43200;
 
 export interface GatewayOptions {
 	pinDelayMs: number;
+	/** How long a payout takes to settle (a range: each payout draws its own time); default pinDelayMs. */
+	payoutSettleMs?: PayoutSettleMs;
 	callbacks: CallbackSender;
 	/** How long one minute of expiresAt lasts (60000 outside tests). */
 	minuteMs: number;
@@ -903,7 +906,7 @@ export class Gateway {
 		this.disbursementsByKey.set(disbursement.key, disbursement);
 		const outcome = disbursementOutcome(to);
 		if (outcome) {
-			this.later(this.options.pinDelayMs, () => {
+			this.later(settleDelay(this.options.payoutSettleMs ?? this.options.pinDelayMs), () => {
 				disbursement.status = outcome.status;
 				disbursement.message = outcome.message;
 				disbursement.settledAt = new Date().toISOString();
@@ -951,6 +954,41 @@ export class Gateway {
 	static testCards(): Record<string, CardSession['behaviour']> {
 		return { ...TEST_CARDS };
 	}
+}
+
+/**
+ * Reads a payout settling time as the CLI takes it: "3000" (every payout 3 s) or "1000-30000"
+ * (each payout draws its own time in that range); throws naming the variable otherwise.
+ */
+export function parsePayoutSettleMs(name: string, text: string): PayoutSettleMs {
+	const range = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(text);
+	if (range)
+		return checkedPayoutSettleMs({ minMs: Number(range[1]), maxMs: Number(range[2]) }, name);
+	if (/^\s*\d+\s*$/.test(text)) return Number(text);
+	throw new Error(
+		`${name} must be milliseconds, e.g. 3000, or a range such as 1000-30000 (got "${text}")`,
+	);
+}
+
+/** Checks a payout settling time: milliseconds >= 0, a range with min <= max. */
+export function checkedPayoutSettleMs(
+	settle: PayoutSettleMs,
+	name = 'payoutSettleMs',
+): PayoutSettleMs {
+	const ok = (n: number) => Number.isFinite(n) && n >= 0;
+	if (
+		typeof settle === 'number'
+			? ok(settle)
+			: ok(settle.minMs) && ok(settle.maxMs) && settle.minMs <= settle.maxMs
+	)
+		return settle;
+	throw new Error(`${name} must be milliseconds >= 0, or a range with minMs <= maxMs`);
+}
+
+/** The time one payout takes to settle: the fixed time, or a uniform draw from the range. */
+function settleDelay(settle: PayoutSettleMs): number {
+	if (typeof settle === 'number') return settle;
+	return settle.minMs + Math.random() * (settle.maxMs - settle.minMs);
 }
 
 function round2(n: number): number {

@@ -2,7 +2,7 @@
 export { startSandbox, DEFAULT_CREDENTIALS } from './server';
 export { signCallback, isLoopbackHost } from './callbacks';
 export { NETWORK_COUNTRY_CODES, chargesTable, feeFor } from './networks';
-export { payerOutcome, refundOutcome, disbursementOutcome } from './gateway';
+export { payerOutcome, refundOutcome, disbursementOutcome, parsePayoutSettleMs } from './gateway';
 export { TEST_CARDS, luhnValid } from './cards';
 export type {
 	SandboxOptions,
@@ -13,4 +13,5 @@ export type {
 	RequestLogEntry,
 	PaymentStatus,
 	MobileNetwork,
+	PayoutSettleMs,
 } from './types';

@@ -15,7 +15,7 @@ import { maskSecrets } from './cards';
 import { CallbackSender } from './callbacks';
 import { matchRule, parseFaultHeader, parseRules } from './faults';
 import type { Fault } from './faults';
-import { Gateway } from './gateway';
+import { checkedPayoutSettleMs, Gateway } from './gateway';
 import {
 	SandboxError,
 	envelope,
@@ -113,7 +113,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		allowRemote: options.allowRemoteCallbacks ?? false,
 		log,
 	});
-	const gateway = new Gateway({ pinDelayMs, callbacks, minuteMs: options.minuteMs ?? 60_000 });
+	const payoutSettleMs = checkedPayoutSettleMs(options.payoutSettleMs ?? pinDelayMs);
+	const gateway = new Gateway({
+		pinDelayMs,
+		payoutSettleMs,
+		callbacks,
+		minuteMs: options.minuteMs ?? 60_000,
+	});
 	let faultRules: FaultRule[] = [];
 	let requestLog: RequestLogEntry[] = [];
 	let seq = 0;

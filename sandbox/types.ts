@@ -32,7 +32,15 @@ export interface SandboxOptions {
 	publicUrl?: string;
 	/** How long one minute of an intent's expiresAt lasts; tests shorten it to see expiry (default 60000). */
 	minuteMs?: number;
+	/**
+	 * How long a payout takes to settle after it is created: a fixed time, or a range from which each
+	 * payout draws its own time (uniformly). Default: pinDelayMs.
+	 */
+	payoutSettleMs?: PayoutSettleMs;
 }
+
+/** A payout's settling time: fixed, or drawn per payout from [minMs, maxMs]. */
+export type PayoutSettleMs = number | { minMs: number; maxMs: number };
 
 /** What a merchant needs to talk to this sandbox; also answered by GET /sandbox/merchant. */
 export interface SandboxMerchant {

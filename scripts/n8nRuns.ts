@@ -86,6 +86,15 @@ export async function runViaWebhook(
 	n8nUrl: string,
 	workflow: Record<string, unknown>,
 ): Promise<Array<Record<string, unknown>>> {
+	return (await runWorkflowViaWebhook(api, n8nUrl, workflow)).items;
+}
+
+/** As runViaWebhook, and also says which workflow ran, so its executions can be read. */
+export async function runWorkflowViaWebhook(
+	api: N8nApi,
+	n8nUrl: string,
+	workflow: Record<string, unknown>,
+): Promise<{ items: Array<Record<string, unknown>>; workflowId: string }> {
 	const nodes = workflow.nodes as Array<Record<string, unknown>>;
 	const path = `run-${randomUUID()}`;
 	nodes[0] = {
@@ -108,7 +117,7 @@ export async function runViaWebhook(
 	if (response.status !== 200)
 		throw new Error(`workflow run: HTTP ${response.status} ${JSON.stringify(response.data)}`);
 	await api.http.post(`/rest/workflows/${id}/deactivate`, {});
-	return response.data as Array<Record<string, unknown>>;
+	return { items: response.data as Array<Record<string, unknown>>, workflowId: id };
 }
 
 /**

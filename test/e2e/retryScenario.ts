@@ -27,8 +27,8 @@ function littlePayParameters(operation: 'payouts' | 'collect', callbackUrl: stri
 			method: 'MPESA',
 			amount: '={{ $json.amount }}',
 			to: '={{ $json.to }}',
-			key: '',
-			checkLimits: false,
+			keySource: 'generated',
+			options: { checkLimits: false },
 		};
 	}
 	return {

@@ -1,7 +1,7 @@
-// Disbursement: Create, Get, Get Charges and Quote Fee, run as workflows through n8n-core's engine against the sandbox.
+// Disbursement: Create (payouts, keys, dry run), Get, Get Charges and Quote Fee, run as workflows through n8n-core's engine against the sandbox.
 import { loadFixture, runWorkflow } from '../../scripts/engine';
 import { useNodeTestSandbox } from '../harness/sandbox';
-import { newKey } from '../sandbox/helpers';
+import { newKey, waitFor } from '../sandbox/helpers';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 
@@ -36,31 +36,35 @@ const payout = (overrides: Item = {}): Item => ({
 async function ledgerDisbursements(): Promise<Disbursement[]> {
 	return (await sb.get('/sandbox/ledger')).data.data.disbursements as Disbursement[];
 }
-
 describe('Disbursement: Create', () => {
-	it('pays out to the normalised number and shows the fee read from the charges table', async () => {
+	it('pays out to the normalised number: the output says accepted (not paid), with the fee read from the charges table', async () => {
 		const item = payout({ amount: 500 });
 		const result = await run('disbursement-create.json', [item]);
 		expect(result.error).toBeUndefined();
 		const [out] = result.output('Little Pay');
 		expect(out.json).toEqual({
-			id: expect.any(String),
+			id: expect.stringMatching(/^dsb_/),
 			key: item.key,
-			status: 'success',
-			message: expect.anything(),
-			method: 'MPESA',
-			to: '254712345670',
+			outcome: 'accepted',
+			reason: null,
 			amount: 500,
 			currency: 'KES',
 			fee: 7,
+			method: 'MPESA',
+			to: '254712345670',
+			settledAt: null,
+			gatewayStatus: 'success',
+			message: 'Disbursement accepted',
 		});
 		expect(out.pairedItem).toEqual({ item: 0 });
 		const sent = await sb.received();
-		expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual([
-			'GET /api/disbursements/charges',
-			'POST /api/disbursements',
+		// The key comes from the data, so it is looked up first: an earlier run may have paid it.
+		expect(sent.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+			'GET /api/disbursements/charges 200',
+			`GET /api/disbursements/${String(item.key)} 404`,
+			'POST /api/disbursements 200',
 		]);
-		expect(sent[1].body).toEqual({
+		expect(sent[2].body).toEqual({
 			amount: 500,
 			method: 'MPESA',
 			currency: 'KES',
@@ -71,18 +75,53 @@ describe('Disbursement: Create', () => {
 		expect(record).toMatchObject({ id: out.json.id, amount: 500, to: '254712345670' });
 	});
 
-	it('normalises a national number with the Country (0712345670 in Kenya)', async () => {
+	it('normalises a national number with the Country (0712345670 in Kenya) and a currency typed in lower case', async () => {
 		const result = await run('disbursement-create.json', [
-			payout({ to: '0712345670', country: 'KE', amount: 1000 }),
+			payout({ to: '0712345670', country: 'KE', amount: 1000, currency: ' kes ' }),
 		]);
 		expect(result.error).toBeUndefined();
-		expect(result.output('Little Pay')[0].json).toMatchObject({ to: '254712345670', fee: 13 });
+		expect(result.output('Little Pay')[0].json).toMatchObject({
+			to: '254712345670',
+			fee: 13,
+			currency: 'KES',
+		});
 		const post = (await sb.received()).find((r) => r.method === 'POST');
-		expect(post?.body).toMatchObject({ details: { to: '254712345670' } });
+		expect(post?.body).toMatchObject({ details: { to: '254712345670' }, currency: 'KES' });
 	});
 
-	it('generates a key when Key is empty, and the same item of the same execution reuses it: one payout', async () => {
-		const item = payout({ key: '' });
+	it('a row whose mapped Key is empty is refused before anything is sent: no key is made up for it', async () => {
+		const result = await run('disbursement-create.json', [payout({ key: undefined })], {
+			continueOnFail: true,
+		});
+		expect(result.output('Little Pay')[0].json).toEqual({
+			error: 'Item 0: Key is empty, so running this workflow again could pay this row twice',
+			description:
+				"Map each row's own payout ID, e.g. {{ $json.payoutId }} (letters and digits), or set Payout Key to Generate a Key per Execution",
+		});
+		expect(await sb.received()).toEqual([]);
+	});
+
+	it('running the same rows again pays nobody: each comes out alreadyExisted with its payout, one payout per key in the ledger', async () => {
+		const items = [payout({ amount: 510 }), payout({ amount: 520, to: '0712345674' })];
+		const first = await run('disbursement-create.json', items);
+		expect(first.error).toBeUndefined();
+		const again = await run('disbursement-create.json', items);
+		expect(again.error).toBeUndefined();
+		const firstOut = first.output('Little Pay').map((i) => i.json);
+		const againOut = again.output('Little Pay').map((i) => i.json);
+		expect(firstOut.map((o) => o.alreadyExisted ?? false)).toEqual([false, false]);
+		expect(againOut.map((o) => [o.id, o.key, o.alreadyExisted])).toEqual(
+			firstOut.map((o) => [o.id, o.key, true]),
+		);
+		const ledger = await ledgerDisbursements();
+		for (const item of items) expect(ledger.filter((d) => d.key === item.key)).toHaveLength(1);
+		// The second run found both by key before sending: it sent no payout at all.
+		const sent = await sb.received();
+		expect(sent.filter((r) => r.method === 'POST')).toHaveLength(2);
+	});
+
+	it('Generate a Key per Execution: the same item of the same execution reuses its key (one payout), a new execution makes a new one', async () => {
+		const item = payout({ key: '', keySource: 'generated' });
 		const first = await run('disbursement-create.json', [item], { executionId: 'disb-exec-1' });
 		expect(first.error).toBeUndefined();
 		const out = first.output('Little Pay')[0].json;
@@ -121,11 +160,13 @@ describe('Disbursement: Create', () => {
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);
 	});
 
-	it('with the limits check off sends no charges request and no fee; the gateway refusal is a 422 NodeApiError', async () => {
+	it("with the limits check off sends no charges request and shows the fee from Little Pay's answer; the gateway refusal is a 422 NodeApiError", async () => {
 		const ok = await run('disbursement-create.json', [payout({ checkLimits: false })]);
 		expect(ok.error).toBeUndefined();
-		expect(ok.output('Little Pay')[0].json).not.toHaveProperty('fee');
-		expect((await sb.received()).map((r) => r.path)).toEqual(['/api/disbursements']);
+		expect(ok.output('Little Pay')[0].json).toMatchObject({ outcome: 'accepted', fee: 7 });
+		expect((await sb.received()).map((r) => `${r.method} ${r.path}`)).not.toContain(
+			'GET /api/disbursements/charges',
+		);
 
 		const refused = await run('disbursement-create.json', [
 			payout({ checkLimits: false, amount: 5 }),
@@ -160,7 +201,7 @@ describe('Disbursement: Create', () => {
 				to: `2547123450${String(i).padStart(2, '0')}`,
 				amount: 100 + i,
 				fee: i === 0 ? 0 : 7,
-				status: 'success',
+				outcome: 'accepted',
 			});
 		});
 		const created = (await ledgerDisbursements())
@@ -174,8 +215,111 @@ describe('Disbursement: Create', () => {
 	});
 });
 
+describe('Disbursement: Create, Check Only (Dry Run)', () => {
+	it('checks every row, sends nothing, and adds one summary: count, totals, fees, keys Little Pay already has, refused rows with reasons', async () => {
+		// A payout that exists already under a key, and one whose key belongs to a different payout.
+		const existing = payout({ amount: 700 });
+		const taken = payout({ amount: 800 });
+		for (const p of [existing, taken]) {
+			await sb.post(
+				'/api/disbursements',
+				{
+					amount: p.amount,
+					method: 'MPESA',
+					currency: 'KES',
+					key: p.key,
+					details: { to: '254712345670', accountType: 'MOBILE' },
+				},
+				sb.apiKeyHeaders,
+			);
+		}
+		const before = (await ledgerDisbursements()).length;
+		await sb.received();
+		const dup = newKey('dup');
+		const rows = [
+			payout({ amount: 500, checkOnly: true }),
+			payout({ amount: 1200, to: '0712345671' }),
+			payout({ amount: 5 }),
+			payout({ to: '+256712345670' }),
+			payout({ key: undefined }),
+			payout({ key: dup, amount: 300 }),
+			payout({ key: dup, amount: 300 }),
+			existing,
+			{ ...taken, amount: 900 },
+		];
+		const result = await run('disbursement-create.json', rows);
+		expect(result.error).toBeUndefined();
+		const out = result.output('Little Pay');
+		expect(out).toHaveLength(rows.length + 1);
+		const perRow = out.slice(0, rows.length).map((o) => o.json);
+		expect(perRow.map((r) => [r.valid, r.fee])).toEqual([
+			[true, 7],
+			[true, 23],
+			[false, 0],
+			[false, null],
+			[false, null],
+			[true, 7],
+			[false, 7],
+			[true, 13],
+			[false, 13],
+		]);
+		expect(perRow[0]).toEqual({
+			checkOnly: true,
+			valid: true,
+			reason: null,
+			key: rows[0].key,
+			amount: 500,
+			currency: 'KES',
+			fee: 7,
+			method: 'MPESA',
+			to: '254712345670',
+		});
+		expect(perRow[2].reason).toBe('Amount 5 is outside the MPESA limits 10-150000');
+		expect(perRow[3].reason).toBe(
+			'Destination Number cannot be a MPESA number (country codes 254, 255)',
+		);
+		expect(perRow[3].to).toBe('+256712345670');
+		expect(perRow[4].reason).toBe(
+			'Key is empty, so running this workflow again could pay this row twice',
+		);
+		expect(perRow[6].reason).toBe(
+			`Key "${dup}" is also the key of item 5: Little Pay keeps one payout per key, so only the first would be paid`,
+		);
+		expect(perRow[7]).toMatchObject({ valid: true, alreadyExisted: true });
+		expect(perRow[8].reason).toBe(
+			`Key "${String(taken.key)}" already belongs to a different payout (amount 800 there, 900 here)`,
+		);
+		const summary = out[rows.length];
+		expect(summary.pairedItem).toEqual(rows.map((_, item) => ({ item })));
+		expect(summary.json).toEqual({
+			checkOnly: true,
+			summary: true,
+			rows: 9,
+			count: 3,
+			currency: 'KES',
+			totalAmount: 500 + 1200 + 300,
+			totalFees: 7 + 23 + 7,
+			byCurrency: { KES: { count: 3, amount: 2000, fees: 37 } },
+			alreadyExisted: 1,
+			refused: 5,
+			refusedRows: [2, 3, 4, 6, 8].map((item) => ({
+				item,
+				key: perRow[item].key,
+				amount: perRow[item].amount,
+				to: perRow[item].to,
+				reason: perRow[item].reason,
+			})),
+			errors: 0,
+		});
+		const sent = await sb.received();
+		expect(sent.filter((r) => r.method !== 'GET')).toEqual([]);
+		expect(sent.filter((r) => r.path === '/api/disbursements/charges')).toHaveLength(1);
+		expect((await ledgerDisbursements()).length).toBe(before);
+	});
+});
+
 describe('Disbursement: Get', () => {
-	it('reads the same payout by ID and by key; Simplify picks id, key, status, amount, method and recipient', async () => {
+	it('reads a payout by ID or key in the payout vocabulary: pending, or completed with settledAt; Include Gateway Record adds it under raw', async () => {
 		const key = newKey('get');
 		const created = await sb.post(
 			'/api/disbursements',
@@ -189,36 +333,86 @@ describe('Disbursement: Get', () => {
 			sb.apiKeyHeaders,
 		);
 		const id = String(created.data.data.id);
+		// A number ending in 3 never settles in the sandbox.
+		const pendingKey = newKey('getp');
+		await sb.post(
+			'/api/disbursements',
+			{
+				amount: 1000,
+				method: 'AIRTEL',
+				currency: 'KES',
+				key: pendingKey,
+				details: { to: '256712345673', accountType: 'MOBILE' },
+			},
+			sb.apiKeyHeaders,
+		);
 		await sb.received();
-		const result = await run('disbursement-get.json', [
-			{ id },
-			{ id: key },
-			{ id: key, simplify: true },
-		]);
-		expect(result.error).toBeUndefined();
-		const [byId, byKey, simple] = result.output('Little Pay');
-		const record = (await sb.get(`/api/disbursements/${id}`, sb.apiKeyHeaders)).data.data;
-		expect(byId).toEqual({ json: record, pairedItem: { item: 0 } });
-		expect(byKey).toEqual({ json: record, pairedItem: { item: 1 } });
-		expect(record).toMatchObject({ id, key, amount: 1000, method: 'AIRTEL', to: '256712345670' });
-		expect(simple.json).toEqual({
-			id,
-			key,
-			status: record.status,
-			amount: 1000,
-			method: 'AIRTEL',
-			to: '256712345670',
+		const early = await run('disbursement-get.json', [{ id: pendingKey }]);
+		expect(early.output('Little Pay')[0].json).toMatchObject({
+			key: pendingKey,
+			outcome: 'pending',
+			reason: null,
+			settledAt: null,
+			gatewayStatus: 'pending',
 		});
-		expect(
-			(await sb.received())
-				.filter((r) => r.path.startsWith('/api/disbursements/'))
-				.map((r) => r.path)
-				.slice(0, 3),
-		).toEqual([
-			`/api/disbursements/${id}`,
-			`/api/disbursements/${key}`,
-			`/api/disbursements/${key}`,
-		]);
+		await waitFor('settled', async () =>
+			(await sb.get(`/api/disbursements/${id}`, sb.apiKeyHeaders)).data.data.status === 'pending'
+				? undefined
+				: true,
+		);
+		await sb.received();
+		const result = await run('disbursement-get.json', [{ id }, { id: key, includeRecord: true }]);
+		expect(result.error).toBeUndefined();
+		const [byId, byKey] = result.output('Little Pay');
+		const lookups = (await sb.received()).map((r) => `${r.method} ${r.path}`);
+		expect(lookups).toEqual([`GET /api/disbursements/${id}`, `GET /api/disbursements/${key}`]);
+		const record = (await sb.get(`/api/disbursements/${id}`, sb.apiKeyHeaders)).data.data;
+		expect(byId).toEqual({
+			json: {
+				id,
+				key,
+				outcome: 'completed',
+				reason: null,
+				amount: 1000,
+				currency: 'KES',
+				fee: 10,
+				method: 'AIRTEL',
+				to: '256712345670',
+				settledAt: record.settledAt,
+				gatewayStatus: 'success',
+				message: 'Disbursement completed',
+			},
+			pairedItem: { item: 0 },
+		});
+		expect(byKey).toEqual({ json: { ...byId.json, raw: record }, pairedItem: { item: 1 } });
+	});
+
+	it('a failed payout says failed, with the reason and when it settled', async () => {
+		const key = newKey('getf');
+		await sb.post(
+			'/api/disbursements',
+			{
+				amount: 1000,
+				method: 'MPESA',
+				currency: 'KES',
+				key,
+				details: { to: '254712345672', accountType: 'MOBILE' },
+			},
+			sb.apiKeyHeaders,
+		);
+		await waitFor('settled', async () =>
+			(await sb.get(`/api/disbursements/${key}`, sb.apiKeyHeaders)).data.data.status === 'pending'
+				? undefined
+				: true,
+		);
+		const result = await run('disbursement-get.json', [{ id: key }]);
+		expect(result.output('Little Pay')[0].json).toMatchObject({
+			key,
+			outcome: 'failed',
+			reason: 'The recipient number is not registered for mobile money',
+			gatewayStatus: 'failed',
+			settledAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+		});
 	});
 
 	it('maps an unknown ID to a NodeApiError with the 404 hint', async () => {

@@ -27,10 +27,19 @@ function run(json: WorkflowJson, retryOf?: RunResult) {
 	return runWorkflow(json, { credentials: sb.credentials, retryOf });
 }
 
-/** The first two creates go through; the third, and every lookup after it, answers 503. */
-async function failThirdCreate(createPath: string, lookupPath: string, times?: number) {
+/**
+ * The first two creates go through; the third, and every lookup after it, answers 503. A payout run
+ * with keys from the data looks each key up before sending: those `lookupsFirst` lookups go through.
+ */
+async function failThirdCreate(
+	createPath: string,
+	lookupPath: string,
+	times?: number,
+	lookupsFirst = 0,
+) {
 	await sb.post('/sandbox/faults', {
 		rules: [
+			...(lookupsFirst > 0 ? [{ method: 'GET', pathPrefix: lookupPath, times: lookupsFirst }] : []),
 			{ method: 'POST', pathPrefix: createPath, times: 2 },
 			{ method: 'POST', pathPrefix: createPath, status: 503, ...(times ? { times: 1 } : {}) },
 			{ method: 'GET', pathPrefix: lookupPath, status: 503, ...(times ? { times } : {}) },
@@ -97,7 +106,7 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 		['Key mapped, retry with the original workflow', true, false],
 	])('%s: 1, 1, 1 and the retry succeeds', async (_label, mapKeys, editedWorkflow) => {
 		const { items, amounts } = recipients(mapKeys);
-		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP);
+		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP, undefined, mapKeys ? 3 : 0);
 		const original = await run(workflow('disbursement-create.json', items));
 		expect(original.error?.message).toMatch(/Item 2: the outcome of the disbursement is unknown/);
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
@@ -114,7 +123,8 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 1]);
 		const out = retry.output('Little Pay').map((i) => i.json);
 		expect(out.map((o) => o.alreadyExisted ?? false)).toEqual([true, true, false]);
-		expect(out.map((o) => o.status)).toEqual(['success', 'success', 'success']);
+		// The first two were found settled under their keys; the third was just created.
+		expect(out.map((o) => o.outcome)).toEqual(['completed', 'completed', 'accepted']);
 
 		// The same failed execution retried once more, after the successful retry: nothing new.
 		const again = await run(workflow('disbursement-create.json', items), original);
@@ -153,7 +163,7 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 
 	it("Key mapped, the node's own Retry On Fail: 1, 1, 1 and the run succeeds", async () => {
 		const { items, amounts } = recipients(true);
-		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP, 5);
+		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP, 5, 3);
 		const result = await run(
 			workflow('disbursement-create.json', items, {
 				retryOnFail: true,

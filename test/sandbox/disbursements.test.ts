@@ -1,5 +1,6 @@
 // Disbursements: charges table, network limits, duplicate keys, status by id or key, failure by last digit.
 import axios from 'axios';
+import { parsePayoutSettleMs } from '../../sandbox';
 import { newKey, startTestSandbox, waitFor } from './helpers';
 import type { TestSandbox } from './helpers';
 
@@ -170,5 +171,85 @@ describe('sandbox disbursements', () => {
 		delete (body as Record<string, unknown>).key;
 		const res = await create(body);
 		expect(res.data.data.key).toBe(res.data.data.id);
+	});
+});
+
+describe('sandbox payout settling time (payoutSettleMs, SANDBOX_PAYOUT_SETTLE_MS)', () => {
+	const payoutTo = (to: string) => ({
+		amount: 1000,
+		method: 'MPESA',
+		details: { to, accountType: 'MOBILE' },
+		currency: 'KES',
+		key: newKey('settle'),
+	});
+	type Record = { status: string; createdAt: string; settledAt: string | null };
+	const settledAfterMs = (r: Record) => Date.parse(String(r.settledAt)) - Date.parse(r.createdAt);
+
+	it('a fixed time: the payout is still pending before it and settled after it, whatever pinDelayMs says', async () => {
+		const t = await startTestSandbox({ pinDelayMs: 50, payoutSettleMs: 700 });
+		try {
+			const body = payoutTo('254712345670');
+			await t.post('/api/disbursements', body, t.apiKeyHeaders);
+			await new Promise((r) => setTimeout(r, 400));
+			const early = (await t.get(`/api/disbursements/${body.key}`, t.apiKeyHeaders)).data.data;
+			expect(early).toMatchObject({ status: 'pending', settledAt: null });
+			const record = await waitFor('settled', async () => {
+				const r = (await t.get(`/api/disbursements/${body.key}`, t.apiKeyHeaders)).data.data;
+				return r.status !== 'pending' ? (r as Record) : undefined;
+			});
+			expect(record.status).toBe('success');
+			expect(settledAfterMs(record)).toBeGreaterThanOrEqual(690);
+			expect(settledAfterMs(record)).toBeLessThan(1200);
+		} finally {
+			await t.sandbox.close();
+		}
+	});
+
+	it('a range: each payout draws its own time within it; a destination ending in 3 still never settles', async () => {
+		const t = await startTestSandbox({ payoutSettleMs: { minMs: 200, maxMs: 900 } });
+		try {
+			const bodies = Array.from({ length: 12 }, (_, i) => payoutTo(`2547123456${10 + i * 2}`));
+			for (const body of bodies) await t.post('/api/disbursements', body, t.apiKeyHeaders);
+			const never = payoutTo('254712345673');
+			await t.post('/api/disbursements', never, t.apiKeyHeaders);
+			const records = await waitFor(
+				'all settled',
+				async () => {
+					const all = await Promise.all(
+						bodies.map(
+							async (b) =>
+								(await t.get(`/api/disbursements/${b.key}`, t.apiKeyHeaders)).data.data as Record,
+						),
+					);
+					return all.every((r) => r.status !== 'pending') ? all : undefined;
+				},
+				5000,
+			);
+			const times = records.map(settledAfterMs);
+			for (const ms of times) {
+				expect(ms).toBeGreaterThanOrEqual(190);
+				expect(ms).toBeLessThan(1400);
+			}
+			// Twelve uniform draws over 700 ms are not all within 50 ms of each other.
+			expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(50);
+			expect(
+				(await t.get(`/api/disbursements/${never.key}`, t.apiKeyHeaders)).data.data.status,
+			).toBe('pending');
+		} finally {
+			await t.sandbox.close();
+		}
+	});
+
+	it('reads the CLI form "3000" or "1000-30000" and refuses anything else naming the variable', () => {
+		expect(parsePayoutSettleMs('SANDBOX_PAYOUT_SETTLE_MS', '3000')).toBe(3000);
+		expect(parsePayoutSettleMs('SANDBOX_PAYOUT_SETTLE_MS', '1000-30000')).toEqual({
+			minMs: 1000,
+			maxMs: 30000,
+		});
+		for (const bad of ['', 'soon', '-5', '30000-1000', '1.5s']) {
+			expect(() => parsePayoutSettleMs('SANDBOX_PAYOUT_SETTLE_MS', bad)).toThrow(
+				/SANDBOX_PAYOUT_SETTLE_MS/,
+			);
+		}
 	});
 });

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { deterministicKey, invalidInput, validateKey } from '../helpers/validation';
 
@@ -6,6 +11,17 @@ import { deterministicKey, invalidInput, validateKey } from '../helpers/validati
 export interface Operation {
 	description: INodeProperties[];
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject>;
+	/** How many items may run at once (1-10); one at a time when absent. */
+	concurrency?(this: IExecuteFunctions): number;
+	/**
+	 * Runs once after every item, for what the whole run shares (one wait for all its payouts, a
+	 * summary): gets each item's result (undefined for an item that failed under Continue On
+	 * Fail), may update them in place, and returns items to add after them.
+	 */
+	afterItems?(
+		this: IExecuteFunctions,
+		results: Array<IDataObject | undefined>,
+	): Promise<INodeExecutionData[]>;
 }
 
 export const NETWORK_OPTIONS = [

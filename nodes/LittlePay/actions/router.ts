@@ -18,8 +18,8 @@ const RESOURCES: Record<string, { operations: Record<string, Operation> }> = {
 	refund,
 };
 
-/** Operations with a Concurrency option: payout runs, and status lookups (reads, safe to overlap). */
-const CONCURRENT_OPERATIONS = new Set(['disbursement:create', 'payment:getStatus']);
+/** Operations with a Concurrency option the router reads (payout operations give their own). */
+const CONCURRENT_OPERATIONS = new Set(['payment:getStatus']);
 
 /**
  * The parameter that names an item's row for each operation: the Key of what it creates, or the
@@ -72,6 +72,7 @@ function concurrencyOf(context: IExecuteFunctions): number {
 /**
  * The item loop: every output item is paired with its input, Continue On Fail puts the error
  * on the item, and payout runs and status lookups may process items concurrently while keeping output order.
+ * Then what the run shares (a payout run's wait, a dry run's summary) runs once over all results.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -82,12 +83,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const run = RESOURCES[resource]?.operations[operation];
 	if (!run)
 		throw new NodeOperationError(this.getNode(), `Unknown operation ${resource}: ${operation}`);
-	const concurrency = CONCURRENT_OPERATIONS.has(`${resource}:${operation}`)
-		? concurrencyOf(this)
-		: 1;
+	const concurrency = run.concurrency
+		? Math.min(10, Math.max(1, Math.floor(Number(run.concurrency.call(this)) || 1)))
+		: CONCURRENT_OPERATIONS.has(`${resource}:${operation}`)
+			? concurrencyOf(this)
+			: 1;
 	const output = new Array<INodeExecutionData>(items.length);
 	let next = 0;
 	let failure: unknown;
+	const failed = new Set<INodeExecutionData>();
 	const worker = async () => {
 		// After a failure no new item starts (no payout is sent after the node has failed), but
 		// items already in flight finish, so none is left in an unknown state.
@@ -116,10 +120,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 					},
 					pairedItem: { item: itemIndex },
 				};
+				failed.add(output[itemIndex]);
 			}
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 	if (failure !== undefined) throw failure;
-	return [output];
+	if (!run.afterItems) return [output];
+	const results = output.map((item) => (failed.has(item) ? undefined : item.json));
+	return [[...output, ...(await run.afterItems.call(this, results))]];
 }

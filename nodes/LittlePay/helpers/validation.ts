@@ -101,17 +101,40 @@ export function validateAmount(
 }
 
 /** Checks a merchant key: alphanumeric only, as Little Pay requires. */
-export function validateKey(node: INode, itemIndex: number, value: string, field = 'Key'): string {
+export function validateKey(
+	node: INode,
+	itemIndex: number,
+	value: string,
+	field = 'Key',
+	fix = 'Use 8-12 letters and digits, e.g. order12345, or leave it empty to generate one',
+): string {
 	if (!/^[A-Za-z0-9]{1,64}$/.test(value)) {
 		invalidInput(
 			node,
 			itemIndex,
 			field,
 			'must contain only letters and digits (no - / * + or spaces)',
-			'Use 8-12 letters and digits, e.g. order12345, or leave it empty to generate one',
+			fix,
 		);
 	}
 	return value;
+}
+
+/** Checks a currency code (an expression may give "kes") and returns it upper-case. */
+export function validateCurrency(node: INode, itemIndex: number, value: unknown): string {
+	const code = String(value ?? '')
+		.trim()
+		.toUpperCase();
+	if (!/^[A-Z]{3}$/.test(code)) {
+		invalidInput(
+			node,
+			itemIndex,
+			'Currency',
+			`is not a three-letter currency code (got ${JSON.stringify(value)})`,
+			'Pick the currency from the list, or map a code such as KES',
+		);
+	}
+	return code;
 }
 
 /** Checks an http(s) URL. */

@@ -5,8 +5,9 @@ import * as create from './create.operation';
 import * as get from './get.operation';
 import * as getCharges from './getCharges.operation';
 import * as quoteFee from './quoteFee.operation';
+import * as waitForSettlement from './waitForSettlement.operation';
 
-export const operations = { create, get, getCharges, quoteFee };
+export const operations = { create, get, getCharges, quoteFee, waitForSettlement };
 
 export const description: INodeProperties[] = [
 	operationSelector('disbursement', [
@@ -14,13 +15,13 @@ export const description: INodeProperties[] = [
 			name: 'Create',
 			value: 'create',
 			action: 'Create a disbursement',
-			description: 'Pay out to a mobile money wallet',
+			description: 'Pay out to a mobile money wallet, check a run first, or wait until it settles',
 		},
 		{
 			name: 'Get',
 			value: 'get',
 			action: 'Get a disbursement',
-			description: 'Read a disbursement by ID or key',
+			description: 'Read where a payout stands by ID or key',
 		},
 		{
 			name: 'Get Charges',
@@ -34,9 +35,16 @@ export const description: INodeProperties[] = [
 			action: 'Quote the fee of a disbursement',
 			description: 'Fee and limits for an amount on a network, without paying',
 		},
+		{
+			name: 'Wait for Settlement',
+			value: 'waitForSettlement',
+			action: 'Wait for disbursements to settle',
+			description: 'Wait until payouts of an earlier run have completed or failed, by ID or key',
+		},
 	]),
 	...create.description,
 	...get.description,
 	...getCharges.description,
 	...quoteFee.description,
+	...waitForSettlement.description,
 ];

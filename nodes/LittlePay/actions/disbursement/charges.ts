@@ -56,6 +56,16 @@ export function quoteFromCharges(
 	};
 }
 
+/** Why an amount cannot be paid out on a network ("5 is outside the MPESA limits 10-150000"), if it cannot. */
+export function limitRefusal(
+	network: string,
+	amount: number,
+	quote: NetworkQuote,
+): string | undefined {
+	if (amount >= quote.minimumAmount && amount <= quote.maximumAmount) return undefined;
+	return `${amount} is outside the ${network} limits ${quote.minimumAmount}-${quote.maximumAmount}`;
+}
+
 /** The quote for a network, or an item error when Little Pay does not list the network. */
 export async function quoteFor(
 	context: IExecuteFunctions,

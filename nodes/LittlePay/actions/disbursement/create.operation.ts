@@ -1,127 +1,143 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
-import {
-	invalidInput,
-	normalizeMobileNumber,
-	requireText,
-	validateAmount,
-	validateNetwork,
-} from '../../helpers/validation';
+import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
+import { invalidInput } from '../../helpers/validation';
 import { createOnce, expectSuccess } from '../../transport';
-import { COUNTRY_OPTIONS, isExecutionRetry, keyForItem, NETWORK_OPTIONS, showFor } from '../common';
-import { quoteFor } from './charges';
+import { isExecutionRetry, showFor } from '../common';
+import { limitRefusal, quoteFor } from './charges';
+import {
+	amountField,
+	currencyField,
+	keyFields,
+	keyIsGenerated,
+	payoutKey,
+	readPayoutRequest,
+	recipientFields,
+} from './fields';
+import { checkPayoutRow, previewSummary } from './preview';
+import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
 
-export const networkAndAmountFields: INodeProperties[] = [
-	{
-		displayName: 'Network',
-		name: 'method',
-		type: 'options',
-		options: NETWORK_OPTIONS,
-		default: 'MPESA',
-		description: 'Mobile money network of the recipient',
-	},
-	{
-		displayName: 'Amount',
-		name: 'amount',
-		type: 'number',
-		required: true,
-		default: 0,
-		description:
-			"Amount to send in the currency's main unit, not cents: 500 is KES 500, as in the network limits and fees of Get Charges. M-Pesa pays whole shillings.",
-	},
-];
+/** How many payouts a waiting run looks up at once: reads, safe to overlap, bounded for the gateway. */
+export const LOOKUPS_AT_ONCE = 10;
 
 export const description: INodeProperties[] = showFor('disbursement', 'create', [
-	...networkAndAmountFields,
+	amountField,
+	currencyField,
+	...recipientFields,
+	...keyFields,
 	{
-		displayName: 'Destination Number',
-		name: 'to',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '+254712345678',
-		description: 'Recipient wallet; +254 712 345 678, 254712345678 or 0712345678 (with Country)',
-	},
-	{
-		displayName: 'Country',
-		name: 'country',
-		type: 'options',
-		options: COUNTRY_OPTIONS,
-		default: 'KE',
-		description: 'Used only for numbers typed in national form, starting with 0',
-	},
-	{
-		displayName: 'Currency',
-		name: 'currency',
-		type: 'string',
-		default: 'KES',
-		description: 'Currency code',
-	},
-	{
-		displayName: 'Key',
-		name: 'key',
-		type: 'string',
-		default: '',
-		description:
-			'Your unique ID for this payout; map one from your data, such as the payout row ID, so no re-run can pay twice. Empty generates one that Retry On Fail and Retry from the Executions list reuse, but a new execution makes new ones.',
-	},
-	{
-		displayName: 'Check Limits and Fee First',
-		name: 'checkLimits',
+		displayName: 'Check Only (Dry Run)',
+		name: 'checkOnly',
 		type: 'boolean',
-		default: true,
+		default: false,
 		description:
-			"Whether to read the charges table first, refuse amounts outside the network's minimum and maximum, and show the fee",
+			'Whether to only check every row (number, network limits, fee, key) and add one summary item, sending nothing',
 	},
 	{
-		displayName: 'Concurrency',
-		name: 'concurrency',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: 10 },
-		default: 1,
-		description: 'How many payouts to send at once (1-10); output order always matches input order',
+		displayName:
+			'Check only: nothing is sent. Each row comes out with valid and, when it would be refused, the reason; one summary item follows with the count, total amount, total fees and the refused rows.',
+		name: 'checkOnlyNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { checkOnly: [true] } },
+	},
+	{
+		displayName: 'Wait for Result',
+		name: 'waitForResult',
+		type: 'options',
+		options: [
+			{
+				name: "Don't Wait",
+				value: 'no',
+				description:
+					'Return once Little Pay has accepted each payout (outcome accepted); look it up later with Get or Wait for Settlement',
+			},
+			{
+				name: 'Until Settled (up to a Timeout)',
+				value: 'untilSettled',
+				description:
+					"Look the run's unsettled payouts up together until each has completed or failed, or the timeout passes",
+			},
+		],
+		default: 'no',
+		hint: 'A payout settles after Little Pay accepts it, and Little Pay does not call back for payouts',
+		description: 'Whether to wait until each payout has completed or failed',
+		displayOptions: { hide: { checkOnly: [true] } },
+	},
+	{
+		...settleTimeoutField,
+		displayOptions: { show: { waitForResult: ['untilSettled'] }, hide: { checkOnly: [true] } },
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Check Limits and Fee First',
+				name: 'checkLimits',
+				type: 'boolean',
+				default: true,
+				description:
+					"Whether to read the charges table first, refuse amounts outside the network's minimum and maximum, and show the fee",
+			},
+			{
+				displayName: 'Concurrency',
+				name: 'concurrency',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 10 },
+				default: 1,
+				description:
+					'How many payouts to send at once (1-10); output order always matches input order. Waiting looks up to 10 at once.',
+			},
+		],
 	},
 ]);
 
-/** Pays out to a mobile money wallet, once. */
+// Dry run and waiting are one choice for the whole run (one summary, one wait), read from item 0.
+function isCheckOnly(context: IExecuteFunctions): boolean {
+	return context.getNodeParameter('checkOnly', 0, false) === true;
+}
+
+function isWaiting(context: IExecuteFunctions): boolean {
+	return context.getNodeParameter('waitForResult', 0, 'no') === 'untilSettled';
+}
+
+/** Payouts are sent one at a time unless Options > Concurrency says more. */
+export function concurrency(this: IExecuteFunctions): number {
+	return this.getNodeParameter('options.concurrency', 0, 1) as number;
+}
+
+/** Pays out to a mobile money wallet once per key (or, in a dry run, only checks the row). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const method = validateNetwork(node, itemIndex, this.getNodeParameter('method', itemIndex));
-	const amount = validateAmount(node, itemIndex, this.getNodeParameter('amount', itemIndex));
-	const to = normalizeMobileNumber(
-		node,
-		itemIndex,
-		this.getNodeParameter('to', itemIndex),
-		method,
-		this.getNodeParameter('country', itemIndex, 'KE') as string,
-		'Destination Number',
-	);
-	const currency = requireText(
-		node,
-		itemIndex,
-		this.getNodeParameter('currency', itemIndex, 'KES'),
-		'Currency',
-	);
-	const { key } = keyForItem(
-		this,
-		itemIndex,
-		this.getNodeParameter('key', itemIndex, ''),
-		'disbursement',
-	);
-	let fee: number | null | undefined;
-	if (this.getNodeParameter('checkLimits', itemIndex, true) as boolean) {
-		const quote = await quoteFor(this, itemIndex, method, amount);
-		if (amount < quote.minimumAmount || amount > quote.maximumAmount) {
+	if (isCheckOnly(this)) return await checkPayoutRow(this, itemIndex);
+	const request = readPayoutRequest(this, itemIndex);
+	const key = payoutKey(this, itemIndex);
+	// The wait runs after every payout is sent: a bad timeout must stop the run before any is.
+	if (isWaiting(this)) readSettleTimeout(this, 0);
+	let fee: number | null = null;
+	if (this.getNodeParameter('options.checkLimits', itemIndex, true) as boolean) {
+		const quote = await quoteFor(this, itemIndex, request.method, request.amount);
+		const refusal = limitRefusal(request.method, request.amount, quote);
+		if (refusal) {
 			invalidInput(
-				node,
+				this.getNode(),
 				itemIndex,
 				'Amount',
-				`${amount} is outside the ${method} limits ${quote.minimumAmount}-${quote.maximumAmount}`,
+				refusal,
 				'Split the payout or pick another network',
 			);
 		}
 		fee = quote.fee;
 	}
+	const { method, amount, currency, to } = request;
 	const { response, outcome } = await createOnce(
 		this,
 		{
@@ -141,24 +157,34 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				itemIndex,
 			},
 			key,
-			checkFirst: isExecutionRetry(this),
+			// A key from the data may have been paid by an earlier execution (the same sheet run
+			// again). Little Pay does not document what it does with a reused key, so it is looked up
+			// before sending rather than trusting a 409; a generated key is new unless n8n is retrying.
+			checkFirst: isExecutionRetry(this) || !keyIsGenerated(this, itemIndex),
 			expected: { amount, method, currency, to },
 		},
 		'disbursement',
 	);
 	const data = expectSuccess(this, response, itemIndex);
-	const result: IDataObject = {
-		id: data.id,
-		key: data.key ?? key,
-		status: data.status,
-		message: data.message ?? null,
-		method,
-		to,
-		amount,
-		currency,
-	};
-	if (fee !== undefined) result.fee = fee;
+	const known = { key, method, amount, currency, to, fee };
+	// A creation answer says accepted at most; a record found under the key says where it stands.
+	const result =
+		outcome === 'created'
+			? payoutItem(data, outcomeOfCreation(data.status), known)
+			: payoutItem(data, outcomeOfRecord(data.status), known);
 	if (outcome === 'recovered') result.recovered = true;
 	if (outcome === 'existed') result.alreadyExisted = true;
 	return result;
+}
+
+/** A dry run adds its summary; Until Settled waits for the whole run's payouts together. */
+export async function afterItems(
+	this: IExecuteFunctions,
+	results: Array<IDataObject | undefined>,
+): Promise<INodeExecutionData[]> {
+	if (isCheckOnly(this)) return [previewSummary(results)];
+	if (!isWaiting(this)) return [];
+	const payouts = results.flatMap((result, itemIndex) => (result ? [{ itemIndex, result }] : []));
+	await waitForSettlement(this, payouts, readSettleTimeout(this, 0), LOOKUPS_AT_ONCE);
+	return [];
 }

@@ -1,56 +1,58 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { requireText } from '../../helpers/validation';
-import { expectSuccess, readLittlePay } from '../../transport';
-import { showFor, simplifyField } from '../common';
+import { showFor } from '../common';
+import { lookupPayout } from './settlement';
+
+/** The payout to look up, shared by Get and Wait for Settlement. */
+export const payoutIdField: INodeProperties = {
+	displayName: 'ID or Key',
+	name: 'disbursementId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. {{ $json.key }}',
+	hint: 'The id Little Pay returned, or your key, e.g. {{ $json.key }} from an earlier payout run',
+	description: 'Which payout to look up',
+};
 
 export const description: INodeProperties[] = showFor('disbursement', 'get', [
+	payoutIdField,
 	{
-		displayName: 'ID or Key',
-		name: 'disbursementId',
-		type: 'string',
-		required: true,
-		default: '',
-		description: 'The ID returned at creation, or your key',
-	},
-	{
-		...simplifyField,
-		default: false,
-		description:
-			'Whether to return only ID, key, status, amount, method and recipient instead of the full record',
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Include Gateway Record',
+				name: 'includeRecord',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether to add Little Pay's status record as it answered it (attempts, timestamps) under raw",
+			},
+		],
 	},
 ]);
 
-/** Picks the fields people use most from a disbursement record. */
-function simplifyDisbursement(record: IDataObject): IDataObject {
-	const details = (record.details ?? {}) as IDataObject;
-	return {
-		id: record.id,
-		key: record.key,
-		status: record.status,
-		amount: record.amount,
-		method: record.method,
-		to: details.to ?? record.to ?? null,
-	};
-}
-
-/** Reads a disbursement by the ID returned at creation or by its key. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requireText(
-		this.getNode(),
+/** Reads the payout id or key of one item. */
+export function readPayoutId(context: IExecuteFunctions, itemIndex: number): string {
+	return requireText(
+		context.getNode(),
 		itemIndex,
-		this.getNodeParameter('disbursementId', itemIndex),
+		context.getNodeParameter('disbursementId', itemIndex),
 		'ID or Key',
 	);
-	const response = await readLittlePay(this, {
-		credential: 'littlePayApiKeyApi',
-		method: 'GET',
-		path: `/api/disbursements/${encodeURIComponent(id)}`,
-		disbursement: true,
-		itemIndex,
-	});
-	const record = expectSuccess(this, response, itemIndex);
-	return (this.getNodeParameter('simplify', itemIndex, false) as boolean)
-		? simplifyDisbursement(record)
-		: record;
+}
+
+/** Reads a payout by the ID returned at creation or by its key, as a payout item (outcome, reason, ...). */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const record = await lookupPayout(this, itemIndex, readPayoutId(this, itemIndex));
+	const result = payoutItem(record, outcomeOfRecord(record.status));
+	if (this.getNodeParameter('options.includeRecord', itemIndex, false) as boolean)
+		result.raw = record;
+	return result;
 }

@@ -3,13 +3,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { validateAmount, validateNetwork } from '../../helpers/validation';
 import { showFor } from '../common';
 import { quoteFor } from './charges';
-import { networkAndAmountFields } from './create.operation';
+import { amountField, networkField } from './fields';
 
-export const description: INodeProperties[] = showFor(
-	'disbursement',
-	'quoteFee',
-	networkAndAmountFields,
-);
+export const description: INodeProperties[] = showFor('disbursement', 'quoteFee', [
+	networkField,
+	amountField,
+]);
 
 /** Quotes the fee and limits of a payout, without paying. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

@@ -64,6 +64,15 @@ export const intentCallbackAndKeyFields: INodeProperties[] = [
 		description:
 			'Your unique alphanumeric ID for this payment (8-12 characters recommended). An empty Key is generated so that Retry On Fail and Retry from the Executions list reuse it, but a new execution makes new ones.',
 	},
+	{
+		displayName:
+			'Key is empty: every execution generates a new key, so running this workflow again (or Execute step, or a re-sent trigger) creates a new intent and can charge the payer again. Map your order number, e.g. {{ $json.orderId }}.',
+		name: 'emptyKeyNotice',
+		type: 'notice',
+		default: '',
+		// Shown while Key is empty; a mapped expression or a typed key hides it.
+		displayOptions: { hide: { key: [{ _cnd: { exists: true } }] } },
+	},
 ];
 
 /** Billing details Little Pay passes to card checks; optional, so they sit in Options. */

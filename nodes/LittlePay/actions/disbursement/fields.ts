@@ -1,0 +1,178 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import {
+	invalidInput,
+	normalizeMobileNumber,
+	validateAmount,
+	validateCurrency,
+	validateKey,
+	validateNetwork,
+} from '../../helpers/validation';
+import type { MobileNetwork } from '../../helpers/validation';
+import { COUNTRY_OPTIONS, keyForItem, NETWORK_OPTIONS } from '../common';
+
+export const amountField: INodeProperties = {
+	displayName: 'Amount',
+	name: 'amount',
+	type: 'number',
+	required: true,
+	default: 0,
+	hint: "In the currency's main unit: 1500 = KES 1,500, not cents",
+	description:
+		'Amount the recipient gets, as in the network limits and fees of Get Charges. M-Pesa pays whole shillings.',
+};
+
+/** The currencies of the countries the networks serve. */
+export const currencyField: INodeProperties = {
+	displayName: 'Currency',
+	name: 'currency',
+	type: 'options',
+	options: [
+		{ name: 'Ghanaian Cedi (GHS)', value: 'GHS' },
+		{ name: 'Kenyan Shilling (KES)', value: 'KES' },
+		{ name: 'Rwandan Franc (RWF)', value: 'RWF' },
+		{ name: 'Tanzanian Shilling (TZS)', value: 'TZS' },
+		{ name: 'Ugandan Shilling (UGX)', value: 'UGX' },
+	],
+	default: 'KES',
+	description: 'Currency of the amount',
+};
+
+export const networkField: INodeProperties = {
+	displayName: 'Network',
+	name: 'method',
+	type: 'options',
+	options: NETWORK_OPTIONS,
+	default: 'MPESA',
+	description: 'Mobile money network of the recipient',
+};
+
+/** Recipient: network, number and the country national numbers belong to. */
+export const recipientFields: INodeProperties[] = [
+	networkField,
+	{
+		displayName: 'Destination Number',
+		name: 'to',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '+254712345678',
+		hint: '+254 712 345 678, 254712345678, or 0712345678 with Country',
+		description: "Recipient's mobile money wallet",
+	},
+	{
+		displayName: 'Country',
+		name: 'country',
+		type: 'options',
+		options: COUNTRY_OPTIONS,
+		default: 'KE',
+		description: 'Used only for numbers typed in national form, starting with 0',
+	},
+];
+
+/** Where each payout's key comes from: the row (safe to run again) or the execution (not). */
+export const keyFields: INodeProperties[] = [
+	{
+		displayName: 'Payout Key',
+		name: 'keySource',
+		type: 'options',
+		options: [
+			{
+				name: 'From Your Data (Recommended)',
+				value: 'mapped',
+				description:
+					"Each row's own ID, such as its payout ID: any later run of the same row finds its payout instead of paying again",
+			},
+			{
+				name: 'Generate a Key per Execution',
+				value: 'generated',
+				description:
+					'New keys in every execution: retries of a failed execution reuse them, but running the workflow again pays every row again',
+			},
+		],
+		default: 'mapped',
+		description:
+			'Little Pay keeps one payout per key, so the key is what makes a payout happen once',
+	},
+	{
+		displayName: 'Key',
+		name: 'key',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. {{ $json.payoutId }}',
+		hint: "Map each row's own ID, e.g. {{ $json.payoutId }} (letters and digits). Running the workflow again then pays nobody twice.",
+		description:
+			'Your unique ID for this payout, such as the payout row ID; 8-12 letters and digits recommended',
+		displayOptions: { show: { keySource: ['mapped'] } },
+	},
+	{
+		displayName:
+			'No key from your data: every execution generates new keys. Retry On Fail and Retry from the Executions list reuse them, but running this workflow again, or Execute step, pays every row again. Map a payout ID for runs you may repeat.',
+		name: 'generatedKeyNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { keySource: ['generated'] } },
+	},
+];
+
+/** A payout as the user asked for it, validated: nothing is sent for an item that fails here. */
+export interface PayoutRequest {
+	method: MobileNetwork;
+	amount: number;
+	currency: string;
+	to: string;
+}
+
+/** Reads and validates one item's payout (network, amount, currency, number). */
+export function readPayoutRequest(context: IExecuteFunctions, itemIndex: number): PayoutRequest {
+	const node = context.getNode();
+	const method = validateNetwork(node, itemIndex, context.getNodeParameter('method', itemIndex));
+	const amount = validateAmount(node, itemIndex, context.getNodeParameter('amount', itemIndex));
+	const currency = validateCurrency(
+		node,
+		itemIndex,
+		context.getNodeParameter('currency', itemIndex, 'KES'),
+	);
+	const to = normalizeMobileNumber(
+		node,
+		itemIndex,
+		context.getNodeParameter('to', itemIndex),
+		method,
+		context.getNodeParameter('country', itemIndex, 'KE') as string,
+		'Destination Number',
+	);
+	return { method, amount, currency, to };
+}
+
+/** Whether an item's payout key comes from the data (the default) or from the execution. */
+export function keyIsGenerated(context: IExecuteFunctions, itemIndex: number): boolean {
+	return context.getNodeParameter('keySource', itemIndex, 'mapped') === 'generated';
+}
+
+const MAP_A_KEY =
+	"Map each row's own payout ID, e.g. {{ $json.payoutId }} (letters and digits), or set Payout Key to Generate a Key per Execution";
+
+/** The key a row maps, validated; an empty one fails the item: it must never fall back to a new key. */
+export function mappedKey(context: IExecuteFunctions, itemIndex: number): string {
+	const given = context.getNodeParameter('key', itemIndex, '');
+	// An expression may give a number (payout 12345678): it is a key like any other.
+	const text = given === undefined || given === null ? '' : String(given).trim();
+	if (text === '') {
+		invalidInput(
+			context.getNode(),
+			itemIndex,
+			'Key',
+			'is empty, so running this workflow again could pay this row twice',
+			MAP_A_KEY,
+		);
+	}
+	return validateKey(context.getNode(), itemIndex, text, 'Key', MAP_A_KEY);
+}
+
+/** The key a payout is sent with: the row's, or one generated for this execution when chosen. */
+export function payoutKey(context: IExecuteFunctions, itemIndex: number): string {
+	if (keyIsGenerated(context, itemIndex))
+		return keyForItem(context, itemIndex, '', 'disbursement').key;
+	return mappedKey(context, itemIndex);
+}

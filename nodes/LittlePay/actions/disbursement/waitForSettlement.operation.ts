@@ -1,0 +1,67 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
+import { showFor } from '../common';
+import { payoutIdField, readPayoutId } from './get.operation';
+import {
+	lookupPayout,
+	readSettleTimeout,
+	settleTimeoutField,
+	waitForSettlement,
+} from './settlement';
+
+export const description: INodeProperties[] = showFor('disbursement', 'waitForSettlement', [
+	payoutIdField,
+	settleTimeoutField,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Concurrency',
+				name: 'concurrency',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 10 },
+				default: 10,
+				description:
+					'How many payouts to look up at once (1-10); lookups are reads. Output order always matches input order.',
+			},
+		],
+	},
+]);
+
+/** Lookups are reads, so they overlap: 10 at once unless Options > Concurrency says fewer. */
+export function concurrency(this: IExecuteFunctions): number {
+	return this.getNodeParameter('options.concurrency', 0, 10) as number;
+}
+
+/** Looks each payout up once; the run's unsettled ones are then waited for together. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	// Checked before the first lookup: the wait runs after every item has been looked up.
+	readSettleTimeout(this, 0);
+	const record = await lookupPayout(this, itemIndex, readPayoutId(this, itemIndex));
+	return payoutItem(record, outcomeOfRecord(record.status));
+}
+
+/** Waits for every payout of the run that is still pending, in one shared loop. */
+export async function afterItems(
+	this: IExecuteFunctions,
+	results: Array<IDataObject | undefined>,
+): Promise<INodeExecutionData[]> {
+	const payouts = results.flatMap((result, itemIndex) => (result ? [{ itemIndex, result }] : []));
+	await waitForSettlement(
+		this,
+		payouts,
+		readSettleTimeout(this, 0),
+		Math.min(10, Math.max(1, Math.floor(concurrency.call(this) || 1))),
+	);
+	return [];
+}

@@ -84,15 +84,25 @@ const PANELS: Panel[] = [
 		required: ['Intent Reference', 'Step-Up URL', 'Access Token'],
 	},
 	{ resource: 'card', operation: 'processPayment', required: ['Intent Reference'] },
-	// Disbursement's fields belong to the payouts work; their unit hints are checked there.
 	{
 		resource: 'disbursement',
 		operation: 'create',
-		required: ['Network', 'Amount', 'Destination Number'],
+		required: ['Amount', 'Currency', 'Network', 'Destination Number', 'Payout Key', 'Key'],
+		money: ['Amount'],
 	},
 	{ resource: 'disbursement', operation: 'get', required: ['ID or Key'] },
+	{
+		resource: 'disbursement',
+		operation: 'waitForSettlement',
+		required: ['ID or Key', 'Timeout (Seconds)'],
+	},
 	{ resource: 'disbursement', operation: 'getCharges', required: [] },
-	{ resource: 'disbursement', operation: 'quoteFee', required: ['Network', 'Amount'] },
+	{
+		resource: 'disbursement',
+		operation: 'quoteFee',
+		required: ['Network', 'Amount'],
+		money: ['Amount'],
+	},
 ];
 
 const nodeName = (panel: Panel) => `${panel.resource} ${panel.operation}`;

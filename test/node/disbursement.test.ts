@@ -97,6 +97,10 @@ describe('Disbursement: Create', () => {
 			error: 'Item 0: Key is empty, so running this workflow again could pay this row twice',
 			description:
 				"Map each row's own payout ID, e.g. {{ $json.payoutId }} (letters and digits), or set Payout Key to Generate a Key per Execution",
+			// The error item names the row: its (empty) key, n8n's index and the 1-based row.
+			key: null,
+			itemIndex: 0,
+			row: 1,
 		});
 		expect(await sb.received()).toEqual([]);
 	});

@@ -126,7 +126,7 @@ function callbackWorkflow(receiver: Receiver, path: string, publicKeyPem: string
 					typeVersion: 2,
 					position: [0, 0],
 					webhookId: path,
-					parameters: { events: ['*'], publicKey: publicKeyPem },
+					parameters: { events: ['*'], options: { publicKey: publicKeyPem } },
 				};
 	return {
 		name: `callback faults (${receiver})`,

@@ -7,6 +7,7 @@ import {
 	validateAmount,
 	validateNetwork,
 } from '../../helpers/validation';
+import { enforceLimits } from '../../money/guard';
 import { createOnce, expectSuccess } from '../../transport';
 import { COUNTRY_OPTIONS, isExecutionRetry, keyForItem, NETWORK_OPTIONS, showFor } from '../common';
 import { quoteFor } from './charges';
@@ -122,6 +123,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		}
 		fee = quote.fee;
 	}
+	await enforceLimits(this, itemIndex, {
+		kind: 'payout',
+		amount,
+		currency,
+		network: method,
+		recipient: to,
+	});
 	const { response, outcome } = await createOnce(
 		this,
 		{

@@ -8,6 +8,7 @@ import {
 	validateExpiresIn,
 	validateUrl,
 } from '../../helpers/validation';
+import { enforceLimits } from '../../money/guard';
 import { createOnce, credentialData, expectSuccess } from '../../transport';
 import { isExecutionRetry, keyForItem, showFor } from '../common';
 import {
@@ -221,6 +222,7 @@ export async function createIntent(
 	operation: string,
 	payerPhone?: string,
 	pause?: { timeoutMinutes: number },
+	network?: string,
 ): Promise<IDataObject> {
 	const node = context.getNode();
 	const amount = validateAmount(node, itemIndex, context.getNodeParameter('amount', itemIndex));
@@ -288,6 +290,7 @@ export async function createIntent(
 		};
 	}
 
+	await enforceLimits(context, itemIndex, { kind: 'payment', amount, currency, network });
 	const credentials = await credentialData(context, 'littlePayBasicApi', itemIndex);
 	const { response, outcome } = await createOnce(
 		context,

@@ -3,8 +3,10 @@
 // tool call as n8n 2.x's AI Agent does (the agent's item, the model's arguments and `toolCallId`). The
 // fields a model would fill are written `{{ $json.x }}`: n8n's `$fromAI('x')` reads the same item.
 import { randomUUID } from 'node:crypto';
-import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, INode, INodeTypes } from 'n8n-workflow';
 
+import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
 import { runWorkflow } from '../../scripts/engine';
 import type { RunResult, WorkflowJson } from '../../scripts/engine';
 import { useNodeTestSandbox } from '../harness/sandbox';
@@ -549,5 +551,80 @@ describe('limits in ordinary workflows, where set', () => {
 		);
 		expect(result.error).toBeUndefined();
 		expect(await newPayouts(before)).toHaveLength(2);
+	});
+});
+
+describe("the tool's default description", () => {
+	/** The description n8n gives the model for a tool node, rendered as n8n renders it. */
+	function describeTool(parameters: Json): string {
+		const tool = new LittlePay();
+		tool.description = { ...tool.description, name: 'littlePayTool' };
+		const nodeTypes = {
+			getByName: () => tool,
+			getByNameAndVersion: () => tool,
+			getKnownTypes: () => ({}),
+		} as unknown as INodeTypes;
+		const workflow = new Workflow({
+			nodes: [
+				{
+					id: 'tool',
+					name: 'Pay',
+					type: TOOL,
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: parameters as INode['parameters'],
+				},
+			],
+			connections: {},
+			nodeTypes,
+			active: false,
+		});
+		const node = workflow.getNode('Pay') as INode;
+		return String(
+			NodeHelpers.getToolDescriptionForNode(node, tool, () =>
+				String(
+					workflow.expression.getParameterValue(
+						node.parameters.toolDescription as string,
+						null,
+						0,
+						0,
+						'Pay',
+						[{ json: {} }],
+						'internal',
+						{},
+					),
+				),
+			),
+		);
+	}
+
+	it('states units, number formats and the limits in force for a payout tool', () => {
+		const text = describeTool({
+			resource: 'disbursement',
+			operation: 'create',
+			spendingLimits: {
+				maxAmount: 5000,
+				maxTotalPerExecution: 20000,
+				allowedRecipients: '+254712345670, 2547*',
+				allowedNetworks: ['MPESA'],
+			},
+		});
+		expect(text).toContain(
+			"Amounts are in the currency's main unit, not cents: 1500 means KES 1,500.",
+		);
+		expect(text).toContain('Phone numbers with their country code, as +254712345678');
+		expect(text).toContain('returns refused: true with the reason and the limit');
+		expect(text).toContain(
+			'Limits in force: at most 5000 per call; at most 20000 in total per agent run (over MCP: per hour), per currency; networks MPESA; only to these numbers: +254712345670, 2547*.',
+		);
+	});
+
+	it('says limits may be set when the node has none, and reads keep n8n own description', () => {
+		expect(describeTool({ resource: 'refund', operation: 'create' })).toContain(
+			'The workflow owner may set limits; a refusal names the one that applied.',
+		);
+		expect(describeTool({ resource: 'payment', operation: 'getStatus' })).toBe(
+			'Get the status of a payment in Little Pay',
+		);
 	});
 });

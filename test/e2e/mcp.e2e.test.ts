@@ -12,7 +12,7 @@ import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
-import { sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
+import { loadExample, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
 
 jest.setTimeout(600000);
 
@@ -54,6 +54,8 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 	let n8n: N8nServer;
 	let url: string;
 	let client: Client;
+	let api: N8nApi;
+	let ids: { basicId: string; apiKeyId: string };
 
 	const payouts = async (): Promise<Payout[]> =>
 		(await axios.get(`${sandbox.merchant.baseUrl}/sandbox/ledger`)).data.data.disbursements;
@@ -77,9 +79,9 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true });
 		n8n = await startN8n();
-		const api = new N8nApi(n8n.url);
+		api = new N8nApi(n8n.url);
 		await api.setupOwner();
-		const ids = await sandboxCredentials(api, sandbox, 'mcp');
+		ids = await sandboxCredentials(api, sandbox, 'mcp');
 		const bearerId = await api.createCredential('mcp bearer', 'httpBearerAuth', { token: TOKEN });
 		const path = `littlepay-${randomUUID()}`;
 		const tools = [
@@ -249,5 +251,31 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 			},
 		);
 		expect(res.status).toBe(403);
+	});
+
+	it('the two agent examples import with their tools, the switch and the limits as written', async () => {
+		for (const [file, tools] of [
+			['7-support-agent-status.json', ['payment_status']],
+			['8-refund-agent-limits.json', ['payment_status', 'refund']],
+		] as const) {
+			const { id } = await api.createWorkflow(
+				loadExample(file, {
+					BASIC_CREDENTIAL_ID: ids.basicId,
+					API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+				}),
+			);
+			const stored = (await api.http.get(`/rest/workflows/${id}`)).data.data as {
+				nodes: Array<{ name: string; type: string; parameters: Json }>;
+			};
+			const littlePay = stored.nodes.filter((n) => n.type === 'n8n-nodes-littlepay.littlePayTool');
+			expect(littlePay.map((n) => n.name)).toEqual(tools);
+			const refund = littlePay.find((n) => n.name === 'refund');
+			if (refund) {
+				expect(refund.parameters).toMatchObject({
+					allowMoneyMoves: true,
+					spendingLimits: { maxAmount: 1000, maxCountPerExecution: 1, allowedCurrencies: 'KES' },
+				});
+			}
+		}
 	});
 });

@@ -68,11 +68,16 @@ const call = (args: Json): Json => ({ ...args, toolCallId: `call_${randomUUID()}
 
 function run(
 	json: WorkflowJson,
-	options: { credentials?: Record<string, ICredentialDataDecryptedObject>; mcp?: boolean } = {},
+	options: {
+		credentials?: Record<string, ICredentialDataDecryptedObject>;
+		mcp?: boolean;
+		retryOf?: RunResult;
+	} = {},
 ): Promise<RunResult> {
 	return runWorkflow(json, {
 		credentials: options.credentials ?? sb.credentials,
 		withoutExecutionId: options.mcp,
+		retryOf: options.retryOf,
 	});
 }
 
@@ -540,6 +545,46 @@ describe('limits in ordinary workflows, where set', () => {
 		});
 		expect((await newPayouts(before)).map((p) => p.amount).sort()).toEqual([200, 201]);
 	});
+
+	it.each([
+		['retried from the Executions list', false],
+		["the node's own Retry On Fail", true],
+	])(
+		'a payout run under a count limit of 3 whose third payout was lost, %s: each paid once, none refused',
+		async (_label, retryOnFail) => {
+			const before = await payouts();
+			const base = 3000 + Math.floor(Math.random() * 9000);
+			const items = [base, base + 1, base + 2].map((amount) => ({ amount, to: '254712345670' }));
+			const json = workflow(
+				NODE,
+				payoutParameters({ checkLimits: false }),
+				items,
+				retryOnFail ? { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } : {},
+			);
+			const credentials = withCredentialLimits({ maxCountPerExecution: 3 });
+			// The first two payouts go through; the third is made but its answer and lookups are lost.
+			await sb.post('/sandbox/faults', {
+				rules: [
+					{ method: 'POST', pathPrefix: '/api/disbursements', times: 2 },
+					{ method: 'POST', pathPrefix: '/api/disbursements', drop: 'after', times: 1 },
+					{ method: 'GET', pathPrefix: '/api/disbursements/', status: 503, times: 5 },
+				],
+			});
+			let result = await run(json, { credentials });
+			if (!retryOnFail) {
+				expect(result.error?.message).toMatch(/Item 2: the outcome of the disbursement is unknown/);
+				result = await run(json, { credentials, retryOf: result });
+			}
+			expect(result.error).toBeUndefined();
+			expect(outputs(result).map((o) => o.refused ?? o.error ?? 'paid')).toEqual([
+				'paid',
+				'paid',
+				'paid',
+			]);
+			const made = await newPayouts(before);
+			expect(made.map((p) => p.amount).sort()).toEqual([base, base + 1, base + 2]);
+		},
+	);
 
 	it('the same call twice in an ordinary workflow is two payouts (repeats are a tool-mode rule)', async () => {
 		const before = await payouts();

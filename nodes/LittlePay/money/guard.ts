@@ -53,6 +53,12 @@ interface ToolCallRecord {
 }
 
 interface SpentEntry {
+	/**
+	 * The move this entry counts: the tool call, or in a workflow the node's run and item. Every way n8n
+	 * runs that move again (Retry On Fail, a retried execution, which re-runs the failed node's items)
+	 * replaces its entry instead of counting the money a second time.
+	 */
+	move: string;
 	at: number;
 	scope: string;
 	amount: number;
@@ -167,10 +173,10 @@ interface Reservation {
 
 const reservations = new WeakMap<IExecuteFunctions, Map<number, Reservation>>();
 
-function spentIn(memory: MoneyMemory, scope: string): Spent {
+function spentIn(memory: MoneyMemory, scope: string, exceptMove: string): Spent {
 	const spent: Spent = { count: 0, totals: {} };
 	for (const entry of memory.entries) {
-		if (entry.scope !== scope) continue;
+		if (entry.scope !== scope || entry.move === exceptMove) continue;
 		spent.count++;
 		const currency = entry.currency.toUpperCase();
 		spent.totals[currency] = (spent.totals[currency] ?? 0) + entry.amount;
@@ -178,9 +184,15 @@ function spentIn(memory: MoneyMemory, scope: string): Spent {
 	return spent;
 }
 
-function pendingRefunds(memory: MoneyMemory, paymentId: string): number {
+function pendingRefunds(memory: MoneyMemory, paymentId: string, exceptMove: string): number {
 	return memory.entries
-		.filter((e) => e.paymentId === paymentId && e.refundPending && e.scope.startsWith('node:'))
+		.filter(
+			(e) =>
+				e.paymentId === paymentId &&
+				e.refundPending &&
+				e.scope.startsWith('node:') &&
+				e.move !== exceptMove,
+		)
 		.reduce((sum, e) => sum + e.amount, 0);
 }
 
@@ -251,8 +263,11 @@ export async function enforceLimits(
 		}
 	}
 	const memory = memoryFor(context);
+	const moveId = tool
+		? `tool|${callIdOf(context, itemIndex, operationIdOf(context))}`
+		: `${node.id}|${String(context.getWorkflowDataProxy(itemIndex).$runIndex)}|${itemIndex}`;
 	if (move.refundable !== undefined && move.paymentId !== undefined)
-		move.refundable -= pendingRefunds(memory, move.paymentId);
+		move.refundable -= pendingRefunds(memory, move.paymentId, moveId);
 	// Everything from here to the reservation is synchronous: concurrent items (payout runs with
 	// Concurrency) cannot both pass a total that only one of them fits in.
 	checkRefundable(node, itemIndex, move);
@@ -264,10 +279,12 @@ export async function enforceLimits(
 		},
 	];
 	for (const { scope, limits } of scopes) {
-		checkLimits(node, itemIndex, move, limits, spentIn(memory, scope));
+		checkLimits(node, itemIndex, move, limits, spentIn(memory, scope, moveId));
 	}
 	const at = Date.now();
+	memory.entries = memory.entries.filter((entry) => entry.move !== moveId);
 	const entries = scopes.map(({ scope }) => ({
+		move: moveId,
 		at,
 		scope,
 		amount: move.amount,

@@ -664,6 +664,17 @@ describe("the tool's default description", () => {
 		);
 	});
 
+	it("keeps a 0.1.0 tool's manual description (n8n's selector set to Set Manually)", () => {
+		expect(
+			describeTool({
+				resource: 'refund',
+				operation: 'create',
+				descriptionType: 'manual',
+				toolDescription: 'Refunds an order',
+			}),
+		).toBe('Refunds an order');
+	});
+
 	it('says limits may be set when the node has none, and reads keep n8n own description', () => {
 		expect(describeTool({ resource: 'refund', operation: 'create' })).toContain(
 			'The workflow owner may set limits; a refusal names the one that applied.',

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import axios from 'axios';
 
@@ -236,6 +237,32 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 		expect(a.status).toBe('success');
 		expect(b.status).toBe('success');
 		expect(a.key).not.toEqual(b.key);
+	});
+
+	it('an SSE client (the older MCP transport) gets the same refusal and nothing is sent', async () => {
+		const sse = new Client({ name: 'littlepay-e2e-sse', version: '1.0.0' });
+		const headers = { Authorization: `Bearer ${TOKEN}` };
+		await sse.connect(
+			new SSEClientTransport(new URL(url), {
+				requestInit: { headers },
+				eventSourceInit: {
+					fetch: (input, init) =>
+						fetch(input, { ...init, headers: { ...(init?.headers ?? {}), ...headers } }),
+				},
+			}),
+		);
+		try {
+			const before = (await payouts()).length;
+			const result = (await sse.callTool({
+				name: 'payout',
+				arguments: { amount: 5000, to: '254712345670' },
+			})) as { content: Array<{ type: string; text: string }> };
+			const [out] = JSON.parse(result.content[0].text) as Json[];
+			expect(out).toMatchObject({ refused: true, limit: { field: 'maxAmount', value: 1000 } });
+			expect((await payouts()).length).toBe(before);
+		} finally {
+			await sse.close();
+		}
 	});
 
 	it('a wrong bearer token is refused with 403', async () => {

@@ -5,6 +5,90 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+/**
+ * Spending limits on the credential: they bind every workflow and node that uses it (read by the node's
+ * money/limits.ts, which also applies the node's own limits; the stricter wins).
+ */
+const credentialLimitProperties: INodeProperties[] = [
+	{
+		displayName:
+			'Spending limits below bind every workflow that uses this credential, in AI tools too; workflow authors who may use it but not edit it cannot raise them. 0 or empty = no limit.',
+		name: 'limitsNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Max Payment Amount',
+		name: 'maxPaymentAmount',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: 0,
+		description:
+			"Largest payment one intent, prompt or card charge may collect, in the currency's main unit (1500 = KES 1,500); 0 = no limit",
+	},
+	{
+		displayName: 'Max Payout Amount',
+		name: 'maxPayoutAmount',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: 0,
+		description: "Largest single payout, in the currency's main unit; 0 = no limit",
+	},
+	{
+		displayName: 'Max Refund Amount',
+		name: 'maxRefundAmount',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: 0,
+		description: "Largest single refund, in the currency's main unit; 0 = no limit",
+	},
+	{
+		displayName: 'Max Total per Execution',
+		name: 'maxTotalPerExecution',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: 0,
+		description:
+			'Most all Little Pay nodes with this credential may move in one execution, per currency; 0 = no limit',
+	},
+	{
+		displayName: 'Max Count per Execution',
+		name: 'maxCountPerExecution',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 0 },
+		default: 0,
+		description:
+			'How many money moves all Little Pay nodes with this credential may make in one execution; 0 = no limit',
+	},
+	{
+		displayName: 'Allowed Currencies',
+		name: 'allowedCurrencies',
+		type: 'string',
+		default: '',
+		placeholder: 'KES, UGX',
+		description: 'Currency codes money may move in, separated by commas; empty = any',
+	},
+	{
+		displayName: 'Allowed Networks',
+		name: 'allowedNetworks',
+		type: 'string',
+		default: '',
+		placeholder: 'MPESA, AIRTEL',
+		description:
+			'Networks (MPESA, AIRTEL, MTN, TIGOPESA, CARDS) payments and payouts may use, separated by commas; empty = any',
+	},
+	{
+		displayName: 'Allowed Payout Recipients',
+		name: 'allowedRecipients',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		default: '',
+		placeholder: '+254712345670, 2547123456*',
+		description:
+			'Numbers payouts may go to, with country code, separated by commas or new lines; * stands for any digits; empty = any',
+	},
+];
+
 export class LittlePayApiKeyApi implements ICredentialType {
 	name = 'littlePayApiKeyApi';
 
@@ -49,6 +133,7 @@ export class LittlePayApiKeyApi implements ICredentialType {
 			description:
 				'Address of the disbursement API if Little Pay gave you a separate one; empty uses the Base URL',
 		},
+		...credentialLimitProperties,
 	];
 
 	// Status, refunds and disbursements carry the merchant API key in X-API-KEY.

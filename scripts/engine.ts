@@ -56,8 +56,25 @@ class FixtureItems implements INodeType {
 	}
 }
 
+/**
+ * The node as n8n offers it to AI Agents and the MCP Server Trigger: the same code under the type
+ * `<package>.littlePayTool` (n8n's convertNodeToAiTool appends "Tool" to the name, which is what
+ * `'@tool'` display options test). Its main input and output stay, so the engine runs it as n8n 2.x
+ * runs an AI Agent's tool call: one item holding the agent's item, the model's arguments and `toolCallId`.
+ */
+function littlePayTool(): INodeType {
+	const node = new LittlePay();
+	node.description = {
+		...node.description,
+		name: 'littlePayTool',
+		displayName: 'Little Pay Tool',
+	};
+	return node;
+}
+
 const NODE_TYPES: Record<string, INodeType> = {
 	'n8n-nodes-littlepay.littlePay': new LittlePay(),
+	'n8n-nodes-littlepay.littlePayTool': littlePayTool(),
 	'test.fixtureItems': new FixtureItems(),
 };
 
@@ -221,6 +238,11 @@ export interface RunOptions {
 	onStart?: (cancel: () => void) => void;
 	executionId?: string;
 	/**
+	 * Runs with no execution id, as n8n 2.x runs a tool called over its MCP Server Trigger (while
+	 * answering the MCP request, before any execution exists).
+	 */
+	withoutExecutionId?: boolean;
+	/**
 	 * Retries this failed run as n8n's Executions list does: a new execution in mode `retry` that
 	 * starts from the stored run data (saved as JSON), minus the failed node's errored run.
 	 */
@@ -276,10 +298,9 @@ export async function runWorkflow(
 	const nodes = workflowJson.nodes.map((node) => ({
 		...node,
 		id: node.id ?? node.name,
-		credentials:
-			node.type === 'n8n-nodes-littlepay.littlePay'
-				? (node.credentials ?? attached)
-				: node.credentials,
+		credentials: node.type.startsWith('n8n-nodes-littlepay.littlePay')
+			? (node.credentials ?? attached)
+			: node.credentials,
 	}));
 	for (const node of nodes) {
 		const type = nodeTypes.getByNameAndVersion(node.type);
@@ -319,7 +340,7 @@ export async function runWorkflow(
 	const additionalData = {
 		credentialsHelper,
 		hooks,
-		executionId,
+		executionId: options.withoutExecutionId ? undefined : executionId,
 		currentNodeExecutionIndex: 0,
 		variables: {},
 		restApiUrl: 'http://127.0.0.1:9/rest',

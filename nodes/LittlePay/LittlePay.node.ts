@@ -16,6 +16,7 @@ import { resumeOnCallback, resumeWebhooks } from './actions/payment/pause';
 import * as paymentIntent from './actions/paymentIntent/PaymentIntent.resource';
 import * as refund from './actions/refund/Refund.resource';
 import { router } from './actions/router';
+import { moneyProperties } from './money/toolProperties';
 
 export class LittlePay implements INodeType {
 	description: INodeTypeDescription = {
@@ -96,6 +97,7 @@ export class LittlePay implements INodeType {
 			...payment.description,
 			...refund.description,
 			...disbursement.description,
+			...moneyProperties,
 		],
 	};
 

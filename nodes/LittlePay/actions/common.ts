@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -6,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { deterministicKey, invalidInput, validateKey } from '../helpers/validation';
+import { isToolCall, toolCallKey, toolCallRecordId } from '../money/guard';
 
 /** What every operation file exports: its parameters and how it runs one item. */
 export interface Operation {
@@ -109,7 +111,9 @@ export function runToken(context: IExecuteFunctions): string | undefined {
 	const flow = context.getContext('flow');
 	if (typeof flow[RUN_TOKEN] === 'string') return flow[RUN_TOKEN] as string;
 	if (context.getMode() === 'retry') return undefined;
-	flow[RUN_TOKEN] = context.getExecutionId() ?? 'manual';
+	// n8n runs a tool called over its MCP Server Trigger outside any execution (no id, a fresh context
+	// per call): a token made for that call keeps its keys apart from every other call's.
+	flow[RUN_TOKEN] = context.getExecutionId() || `call${randomUUID()}`;
 	return flow[RUN_TOKEN] as string;
 }
 
@@ -144,6 +148,8 @@ export function keyForItem(
 			'The first attempt left no Little Pay run token (it stopped before this node ran, n8n stopped mid-run, or it ran an older version of this node), so a new key could pay a second time. Map a Key from your data, e.g. {{ $json.orderId }}, or check the first attempt in the Little Pay dashboard and start a new execution for what was not paid.',
 		);
 	}
+	// A tool's runs are its calls, not the node's runs: Retry On Fail of a tool call is a new run.
+	if (isToolCall(context)) return { key: toolCallKey(context, itemIndex, token), generated: true };
 	return {
 		key: deterministicKey(
 			token,
@@ -186,7 +192,9 @@ export function sentRecordFor(
 } {
 	const flow = context.getContext('flow');
 	const known = runToken(context) !== undefined;
-	const id = `${context.getNode().id}|${runIndexOf(context, itemIndex)}|${itemIndex}|${operation}`;
+	const id = isToolCall(context)
+		? `tool|${toolCallRecordId(context, itemIndex)}`
+		: `${context.getNode().id}|${runIndexOf(context, itemIndex)}|${itemIndex}|${operation}`;
 	const records = (flow[SENT] ??= {}) as Record<string, SentRecord>;
 	return {
 		known,

@@ -1,6 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { runGuarded } from '../money/guard';
 import * as card from './card/Card.resource';
 import type { Operation } from './common';
 import * as disbursement from './disbursement/Disbursement.resource';
@@ -99,7 +100,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const itemIndex = next++;
 			try {
 				output[itemIndex] = {
-					json: await run.execute.call(this, itemIndex),
+					json: await runGuarded(this, `${resource}:${operation}`, itemIndex, async () =>
+						run.execute.call(this, itemIndex),
+					),
 					pairedItem: { item: itemIndex },
 				};
 			} catch (error) {

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { requireText } from '../../helpers/validation';
+import { enforceLimits } from '../../money/guard';
 import { processOnce } from '../../transport';
 import { showFor } from '../common';
 import { intentReferenceField } from './fields';
@@ -17,6 +18,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this.getNodeParameter('reference', itemIndex),
 		'Intent Reference',
 	);
+	await enforceLimits(this, itemIndex, {
+		kind: 'payment',
+		network: 'CARDS',
+		intentReference: reference,
+	});
 	const { data, recovered } = await processOnce(
 		this,
 		itemIndex,

@@ -7,6 +7,7 @@ import type {
 
 import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { invalidInput } from '../../helpers/validation';
+import { enforceLimits } from '../../money/guard';
 import { createOnce, expectSuccess } from '../../transport';
 import { isExecutionRetry, showFor } from '../common';
 import { limitRefusal, quoteFor } from './charges';
@@ -138,6 +139,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		fee = quote.fee;
 	}
 	const { method, amount, currency, to } = request;
+	await enforceLimits(this, itemIndex, {
+		kind: 'payout',
+		amount,
+		currency,
+		network: method,
+		recipient: to,
+	});
 	const { response, outcome } = await createOnce(
 		this,
 		{

@@ -50,7 +50,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// The payer and the pause settings are validated first, so a bad item creates no intent.
 	const { network, mobile } = readPayer(this, itemIndex);
 	const pause = mode === 'pause' ? readPause(this, itemIndex) : undefined;
-	const intent = await createIntent(this, itemIndex, 'collect', mobile, pause);
+	const intent = await createIntent(this, itemIndex, 'collect', mobile, pause, network);
 	// An open intent of an earlier execution calls back elsewhere: settled is the answer, else an error.
 	if (pause && intent.alreadyExisted) {
 		return {

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { requireText } from '../../helpers/validation';
+import { enforceLimits } from '../../money/guard';
 import { processOnce } from '../../transport';
 import { showFor } from '../common';
 import { payerFields, readPayer } from './fields';
@@ -26,6 +27,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this.getNodeParameter('reference', itemIndex),
 		'Intent Reference',
 	);
+	await enforceLimits(this, itemIndex, { kind: 'payment', network, intentReference: reference });
 	// The intent exists already, so it may have an attempt (an earlier run, Retry On Fail, a retried
 	// execution): the status record is read first and a payer who was asked is not asked again.
 	const { data, recovered, alreadyPrompted } = await processOnce(

@@ -8,6 +8,7 @@ import {
 	validateExpiresIn,
 	validateUrl,
 } from '../../helpers/validation';
+import { enforceLimits } from '../../money/guard';
 import { createOnce, credentialData, expectSuccess } from '../../transport';
 import { AMOUNT_HINT, currencyField, isExecutionRetry, keyForItem, showFor } from '../common';
 import { resumeUrlOf } from '../payment/pause';
@@ -253,6 +254,7 @@ export async function createIntent(
 	operation: string,
 	payerPhone?: string,
 	pause?: { timeoutMinutes: number },
+	network?: string,
 ): Promise<IDataObject> {
 	const node = context.getNode();
 	const amount = validateAmount(node, itemIndex, context.getNodeParameter('amount', itemIndex));
@@ -326,6 +328,7 @@ export async function createIntent(
 		};
 	}
 
+	await enforceLimits(context, itemIndex, { kind: 'payment', amount, currency, network });
 	const credentials = await credentialData(context, 'littlePayBasicApi', itemIndex);
 	const { response, outcome } = await createOnce(
 		context,

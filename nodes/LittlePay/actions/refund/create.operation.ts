@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
+import { enforceLimits } from '../../money/guard';
 import { createOnce, expectSuccess, throwUnknownOutcome } from '../../transport';
 import { sentRecordFor, showFor } from '../common';
 import { paymentIdField } from '../payment/fields';
@@ -131,6 +132,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const body: IDataObject = { amount };
 	if (reason) body.reason = reason;
 	if (callbackUrl) body.callbackUrl = callbackUrl;
+	await enforceLimits(this, itemIndex, { kind: 'refund', amount, paymentId });
 	sent.set({});
 	const { response } = await createOnce(
 		this,

@@ -1,0 +1,468 @@
+import { createHash } from 'node:crypto';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import {
+	checkLimits,
+	checkRefundable,
+	credentialLimits,
+	hasLimits,
+	isExpression,
+	MoneyRefusal,
+	nodeLimits,
+} from './limits';
+import type { LimitSet, MoneyMove, MoveKind, Spent } from './limits';
+import { expectSuccess, readLittlePay } from '../transport';
+
+/** The operations that move money, by `resource:operation`; everything else is a read or a page. */
+export const MONEY_OPERATIONS: Record<string, MoveKind> = {
+	'paymentIntent:create': 'payment',
+	'mobileMoney:collect': 'payment',
+	'mobileMoney:requestPayment': 'payment',
+	'card:processPayment': 'payment',
+	'refund:create': 'refund',
+	'disbursement:create': 'payout',
+};
+
+/**
+ * Whether the node runs as an AI tool. n8n makes the tool variant of a `usableAsTool` node as a type
+ * named `<package>.<node>Tool` (n8n's NodeTypes and convertNodeToAiTool), and runs that type in every
+ * tool path: the AI Agent's engine requests, its older direct calls and the MCP Server Trigger.
+ */
+export function isToolCall(context: IExecuteFunctions): boolean {
+	return context.getNode().type.endsWith('Tool');
+}
+
+/**
+ * How long, in tool calls that n8n runs outside any execution (the MCP Server Trigger calls tools while
+ * answering the MCP request, with no execution id and a fresh execution context each call), the node
+ * remembers its money moves: such calls within this window count as one execution for the limits,
+ * and an identical call within it returns the first answer.
+ */
+export const TOOL_WINDOW_MS = 60 * 60 * 1000;
+
+/** A tool call's memory: the key it got, and its answer once it has one. */
+interface ToolCallRecord {
+	key?: string;
+	answer?: IDataObject;
+	/** A try is running now: an identical call must not start a second one. */
+	pending?: boolean;
+	/** A try sent a request and got no usable answer: it may have moved money. */
+	unknown?: boolean;
+	at?: number;
+}
+
+interface SpentEntry {
+	/**
+	 * The move this entry counts: the tool call, or in a workflow the node's run and item. Every way n8n
+	 * runs that move again (Retry On Fail, a retried execution, which re-runs the failed node's items)
+	 * replaces its entry instead of counting the money a second time.
+	 */
+	move: string;
+	at: number;
+	scope: string;
+	amount: number;
+	currency: string;
+	paymentId?: string;
+	/** Refunds not known to be completed: the payment record may not count them yet. */
+	refundPending?: boolean;
+}
+
+/** Where a run keeps what it has moved: the execution's flow context, or the tool window memory. */
+interface MoneyMemory {
+	calls: Record<string, ToolCallRecord>;
+	entries: SpentEntry[];
+}
+
+const FLOW_KEY = 'littlePayMoney';
+
+/** Tool windows of this n8n process, by `<workflow id>|<node id>`. */
+const toolWindows = new Map<string, MoneyMemory>();
+
+/** The memory this run counts its money moves in: the execution, or (no execution) the tool window. */
+function memoryFor(context: IExecuteFunctions): MoneyMemory {
+	if (context.getExecutionId()) {
+		const flow = context.getContext('flow');
+		const stored = flow[FLOW_KEY] as MoneyMemory | undefined;
+		if (stored && typeof stored === 'object') return stored;
+		const memory: MoneyMemory = { calls: {}, entries: [] };
+		flow[FLOW_KEY] = memory as unknown as IDataObject;
+		return memory;
+	}
+	const id = `${context.getWorkflow().id ?? ''}|${context.getNode().id}`;
+	let memory = toolWindows.get(id);
+	if (!memory) {
+		memory = { calls: {}, entries: [] };
+		toolWindows.set(id, memory);
+	}
+	const since = Date.now() - TOOL_WINDOW_MS;
+	memory.entries = memory.entries.filter((entry) => entry.at >= since);
+	for (const [callId, record] of Object.entries(memory.calls)) {
+		if ((record.at ?? 0) < since && !record.pending) delete memory.calls[callId];
+	}
+	return memory;
+}
+
+function stableJson(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+	if (typeof value === 'object' && value !== null) {
+		const entries = Object.entries(value as IDataObject)
+			.filter(([, v]) => v !== undefined)
+			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+		return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+	}
+	return JSON.stringify(value) ?? 'null';
+}
+
+/** The tool call's arguments as n8n hands them to the node (the model's, plus the agent's item). */
+function callArguments(context: IExecuteFunctions, itemIndex: number): IDataObject {
+	const json = { ...(context.getInputData()[itemIndex]?.json ?? {}) };
+	delete json.toolCallId;
+	return json;
+}
+
+/**
+ * A tool call's identity: the node, its operation and the arguments it was called with. An identical
+ * call (same arguments) is the same money move, whatever `toolCallId` the agent gave the repeat.
+ */
+function callIdOf(context: IExecuteFunctions, itemIndex: number, operationId: string): string {
+	const fingerprint = createHash('sha256')
+		.update(stableJson(callArguments(context, itemIndex)))
+		.digest('hex')
+		.slice(0, 24);
+	return `${context.getNode().id}|${operationId}|${fingerprint}`;
+}
+
+function operationIdOf(context: IExecuteFunctions): string {
+	return `${context.getNodeParameter('resource', 0) as string}:${context.getNodeParameter('operation', 0) as string}`;
+}
+
+/**
+ * The generated key of a money-moving tool call: from the run token (the execution's, or one made for
+ * a call n8n runs outside any execution) and the agent's `toolCallId` when there is one, else the
+ * call's arguments; never a constant per node. An identical call and every Retry On Fail try of it
+ * reuse the key of the first, so the gateway's one record per key settles what a lost answer left open.
+ */
+export function toolCallKey(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	runToken: string,
+): string {
+	const memory = memoryFor(context);
+	const callId = callIdOf(context, itemIndex, operationIdOf(context));
+	const record = (memory.calls[callId] ??= { at: Date.now() });
+	if (record.key) return record.key;
+	const toolCallId = context.getInputData()[itemIndex]?.json.toolCallId;
+	record.key = createHash('sha256')
+		.update(`${runToken}|${callId}|${typeof toolCallId === 'string' ? toolCallId : ''}`)
+		.digest('hex')
+		.slice(0, 12);
+	return record.key;
+}
+
+/** The tool-call identity the keyless refund records itself under, so Retry On Fail finds it. */
+export function toolCallRecordId(context: IExecuteFunctions, itemIndex: number): string {
+	return callIdOf(context, itemIndex, operationIdOf(context));
+}
+
+/** What a money move reserved against the limits, until the router settles it. */
+interface Reservation {
+	memory: MoneyMemory;
+	entries: SpentEntry[];
+}
+
+const reservations = new WeakMap<IExecuteFunctions, Map<number, Reservation>>();
+
+function spentIn(memory: MoneyMemory, scope: string, exceptMove: string): Spent {
+	const spent: Spent = { count: 0, totals: {} };
+	for (const entry of memory.entries) {
+		if (entry.scope !== scope || entry.move === exceptMove) continue;
+		spent.count++;
+		const currency = entry.currency.toUpperCase();
+		spent.totals[currency] = (spent.totals[currency] ?? 0) + entry.amount;
+	}
+	return spent;
+}
+
+function pendingRefunds(memory: MoneyMemory, paymentId: string, exceptMove: string): number {
+	return memory.entries
+		.filter(
+			(e) =>
+				e.paymentId === paymentId &&
+				e.refundPending &&
+				e.scope.startsWith('node:') &&
+				e.move !== exceptMove,
+		)
+		.reduce((sum, e) => sum + e.amount, 0);
+}
+
+/** The details a money-moving operation knows before sending. */
+export interface MoveRequest {
+	kind: MoveKind;
+	amount?: number;
+	currency?: string;
+	network?: string;
+	recipient?: string;
+	/** Payments on an existing intent (prompt, card): amount and currency come from its record. */
+	intentReference?: string;
+	/** Refunds: the payment, whose record says what is still refundable. */
+	paymentId?: string;
+}
+
+/** Reads a payment's status record for the limits (a read: safe to send, retried like every read). */
+async function readPaymentRecord(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	paymentId: string,
+): Promise<IDataObject> {
+	const response = await readLittlePay(context, {
+		credential: 'littlePayApiKeyApi',
+		method: 'GET',
+		path: `/api/payments-v2/${encodeURIComponent(paymentId)}`,
+		itemIndex,
+	});
+	return expectSuccess(context, response, itemIndex);
+}
+
+/**
+ * Checks a money move against the node's and the credential's limits (the stricter wins) and what
+ * this execution already moved, then reserves it; throws a MoneyRefusal before anything is sent.
+ * In tool mode a refund is also held to what is still refundable on the payment. Outside tool mode
+ * with no limit set it does nothing, and reads nothing.
+ */
+export async function enforceLimits(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	request: MoveRequest,
+): Promise<void> {
+	const node = context.getNode();
+	const tool = isToolCall(context);
+	const sets: LimitSet[] = [
+		nodeLimits(context, itemIndex, request.kind),
+		await credentialLimits(context, itemIndex, request.kind),
+	];
+	const active = sets.filter(hasLimits);
+	if (!tool && active.length === 0) return;
+	const move: MoneyMove = {
+		kind: request.kind,
+		amount: request.amount ?? 0,
+		currency: request.currency ?? '',
+		network: request.network,
+		recipient: request.recipient,
+		paymentId: request.paymentId,
+	};
+	const recordId = request.intentReference ?? request.paymentId;
+	if (recordId !== undefined && (request.amount === undefined || request.kind === 'refund')) {
+		const record = await readPaymentRecord(context, itemIndex, recordId);
+		move.currency = String(record.currency ?? move.currency ?? '');
+		if (request.amount === undefined) move.amount = Number(record.amount ?? 0);
+		if (request.kind === 'refund') {
+			const paid = Number(record.amount ?? 0);
+			const refunded = Number(record.refundedAmount ?? 0);
+			move.refundable = paid - (Number.isFinite(refunded) ? refunded : 0);
+		}
+	}
+	const memory = memoryFor(context);
+	const moveId = tool
+		? `tool|${callIdOf(context, itemIndex, operationIdOf(context))}`
+		: `${node.id}|${String(context.getWorkflowDataProxy(itemIndex).$runIndex)}|${itemIndex}`;
+	if (move.refundable !== undefined && move.paymentId !== undefined)
+		move.refundable -= pendingRefunds(memory, move.paymentId, moveId);
+	// Everything from here to the reservation is synchronous: concurrent items (payout runs with
+	// Concurrency) cannot both pass a total that only one of them fits in.
+	checkRefundable(node, itemIndex, move);
+	const scopes: Array<{ scope: string; limits: LimitSet }> = [
+		{ scope: `node:${node.id}`, limits: sets[0] },
+		{
+			scope: `credential:${node.credentials?.littlePayApiKeyApi?.id ?? ''}`,
+			limits: sets[1],
+		},
+	];
+	for (const { scope, limits } of scopes) {
+		checkLimits(node, itemIndex, move, limits, spentIn(memory, scope, moveId));
+	}
+	const at = Date.now();
+	memory.entries = memory.entries.filter((entry) => entry.move !== moveId);
+	const entries = scopes.map(({ scope }) => ({
+		move: moveId,
+		at,
+		scope,
+		amount: move.amount,
+		currency: move.currency.toUpperCase(),
+		...(move.kind === 'refund' ? { paymentId: move.paymentId, refundPending: true } : {}),
+	}));
+	memory.entries.push(...entries);
+	let byItem = reservations.get(context);
+	if (!byItem) {
+		byItem = new Map();
+		reservations.set(context, byItem);
+	}
+	byItem.set(itemIndex, { memory, entries });
+}
+
+/** Whether an error proves the gateway refused the request, so no money moved. */
+function gatewayRefused(error: unknown): boolean {
+	if (!(error instanceof NodeApiError)) return false;
+	const status = Number(error.httpCode);
+	return status >= 400 && status < 500 && status !== 408 && status !== 409;
+}
+
+/**
+ * Settles what an item reserved: kept when money moved or may have moved, given back when the
+ * gateway refused. Returns whether the item had sent (reserved) anything.
+ */
+function settle(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	answer: IDataObject | undefined,
+	error?: unknown,
+): boolean {
+	const byItem = reservations.get(context);
+	const reservation = byItem?.get(itemIndex);
+	if (!reservation) return false;
+	byItem?.delete(itemIndex);
+	const { memory, entries } = reservation;
+	if (error !== undefined && gatewayRefused(error)) {
+		memory.entries = memory.entries.filter((entry) => !entries.includes(entry));
+	} else if (answer && answer.status === 'COMPLETED') {
+		for (const entry of entries) delete entry.refundPending;
+	}
+	return true;
+}
+
+/** The switch an author turns on to let a tool move money; read as stored, never evaluated. */
+function moneyMovesAllowed(context: IExecuteFunctions, itemIndex: number): boolean {
+	const raw = context.getNode().parameters.allowMoneyMoves;
+	if (isExpression(raw) || (raw !== undefined && typeof raw !== 'boolean')) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`Item ${itemIndex}: Allow Money Moves as a Tool is an expression, which this safety switch may not be`,
+			{
+				itemIndex,
+				description:
+					'Switch the field from Expression to Fixed and turn it on or off: an expression could be steered by the data or by the model',
+			},
+		);
+	}
+	return raw === true;
+}
+
+const KIND_VERB: Record<MoveKind, string> = {
+	payment: 'collect payments',
+	payout: 'pay out',
+	refund: 'refund',
+};
+
+/** What the agent gets instead of a crash: it can tell the user, and nothing was sent. */
+function refusalOutput(refusal: MoneyRefusal): IDataObject {
+	return {
+		refused: true,
+		reason: refusal.refusal.reason,
+		limit: (refusal.refusal.limit ?? null) as IDataObject | null,
+		sent: false,
+		whatToDo: refusal.description ?? null,
+	};
+}
+
+/**
+ * Runs one item of any operation. Reads pass straight through. A money move is settled against the
+ * limits once it finishes; in tool mode it is first refused unless the author allowed money moves,
+ * an identical call already answered returns that answer (`repeated: true`) without sending, and a
+ * refusal by a limit becomes the tool's output instead of an error.
+ */
+export async function runGuarded(
+	context: IExecuteFunctions,
+	operationId: string,
+	itemIndex: number,
+	run: () => Promise<IDataObject>,
+): Promise<IDataObject> {
+	const kind = MONEY_OPERATIONS[operationId];
+	if (kind === undefined) return await run();
+	if (!isToolCall(context)) {
+		const { answer, failure } = await attempt(run);
+		settle(context, itemIndex, answer, failure);
+		if (answer === undefined) throw failure;
+		return answer;
+	}
+	const { answer, failure } = await attempt(
+		async () => await runToolMove(context, operationId, itemIndex, kind, run),
+	);
+	if (failure instanceof MoneyRefusal) return refusalOutput(failure);
+	if (answer === undefined) throw failure;
+	return answer;
+}
+
+/** Runs a function and hands back its result or what it threw, so callers settle before failing. */
+async function attempt(
+	run: () => Promise<IDataObject>,
+): Promise<{ answer?: IDataObject; failure?: unknown }> {
+	try {
+		return { answer: await run() };
+	} catch (failure) {
+		return { failure: failure ?? new Error('Unknown failure') };
+	}
+}
+
+/** A money move in tool mode: the switch, then repeats, then the operation (which checks the limits). */
+async function runToolMove(
+	context: IExecuteFunctions,
+	operationId: string,
+	itemIndex: number,
+	kind: MoveKind,
+	run: () => Promise<IDataObject>,
+): Promise<IDataObject> {
+	if (!moneyMovesAllowed(context, itemIndex)) {
+		throw new MoneyRefusal(
+			context.getNode(),
+			itemIndex,
+			`This tool may not ${KIND_VERB[kind]}: the workflow's author has not turned on Allow Money Moves as a Tool`,
+			{
+				field: 'allowMoneyMoves',
+				label: 'Allow Money Moves as a Tool',
+				value: false,
+				setOn: 'node',
+			},
+			'Tell the user that a person has to do this; nothing was sent',
+		);
+	}
+	const memory = memoryFor(context);
+	const callId = callIdOf(context, itemIndex, operationId);
+	const record = (memory.calls[callId] ??= { at: Date.now() });
+	if (record.answer) {
+		return {
+			...record.answer,
+			repeated: true,
+			repeatNote: 'An identical call was already made, so nothing new was sent: this is its answer',
+		};
+	}
+	if (record.pending) {
+		throw new MoneyRefusal(
+			context.getNode(),
+			itemIndex,
+			'An identical call is still running; it was not sent a second time',
+			null,
+			'Wait for the first call to answer instead of calling again',
+		);
+	}
+	if (record.unknown && kind === 'refund') {
+		throw new MoneyRefusal(
+			context.getNode(),
+			itemIndex,
+			'An identical refund was sent before and its outcome is unknown; it was not sent again',
+			null,
+			'Look the payment up (its refunded amount) before refunding again, or have a person check the dashboard',
+		);
+	}
+	record.pending = true;
+	const { answer, failure } = await attempt(run);
+	record.pending = false;
+	record.at = Date.now();
+	const sent = settle(context, itemIndex, answer, failure);
+	if (answer === undefined) {
+		if (sent && !gatewayRefused(failure)) record.unknown = true;
+		throw failure;
+	}
+	record.answer = answer;
+	record.unknown = false;
+	return answer;
+}

@@ -1,0 +1,121 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { spendingLimitsProperty } from './limits';
+
+const MONEY_RESOURCES = ['paymentIntent', 'mobileMoney', 'card', 'refund', 'disbursement'];
+// With these resources, these operations are exactly the money-moving ones (the `create` of a payment
+// intent, a refund and a disbursement; collect; request payment; process a card payment).
+const MONEY_OPERATION_NAMES = ['create', 'collect', 'requestPayment', 'processPayment'];
+
+const inToolModeForMoney = {
+	'@tool': [true],
+	resource: MONEY_RESOURCES,
+	operation: MONEY_OPERATION_NAMES,
+};
+
+const UNITS =
+	"Amounts are in the currency's main unit, not cents: 1500 means KES 1,500. Decimals are allowed; M-Pesa pays whole shillings.";
+const NUMBERS =
+	'Phone numbers with their country code, as +254712345678 or 254712345678 (0712345678 is read with the Country set in the tool).';
+const REFUSALS =
+	'A call outside the limits returns refused: true with the reason and the limit, and sends nothing: tell the user, do not retry it or split it into smaller ones. An identical call repeated in the same agent run (over MCP: within an hour) returns the first answer (repeated: true) and moves no money again.';
+
+/** The limits in force, as n8n renders the default tool description (an expression over the node's own limits). */
+const LIMITS_IN_FORCE = [
+	'{{ (() => { const l = $parameter.spendingLimits || {}; const parts = [];',
+	"if (l.maxAmount) parts.push('at most ' + l.maxAmount + ' per call');",
+	"if (l.maxTotalPerExecution) parts.push('at most ' + l.maxTotalPerExecution + ' in total per agent run (over MCP: per hour), per currency');",
+	"if (l.maxCountPerExecution) parts.push('at most ' + l.maxCountPerExecution + ' calls that move money per agent run (over MCP: per hour)');",
+	"if (l.allowedCurrencies) parts.push('currencies ' + l.allowedCurrencies);",
+	"if (l.allowedNetworks && l.allowedNetworks.length) parts.push('networks ' + l.allowedNetworks.join(', '));",
+	"if (l.allowedRecipients) parts.push('only to these numbers: ' + String(l.allowedRecipients).split(/[,;\\n]/).map(s => s.trim()).filter(s => s).join(', '));",
+	"return parts.length ? 'Limits in force: ' + parts.join('; ') + '. The credential may set stricter ones.' : 'The workflow owner may set limits; a refusal names the one that applied.'; })() }}",
+].join(' ');
+
+function moneyDescription(resource: string, operation: string, what: string): INodeProperties {
+	return {
+		displayName: 'Description',
+		name: 'toolDescription',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: `=${what} ${UNITS} ${resource === 'refund' ? '' : `${NUMBERS} `}${REFUSALS} ${LIMITS_IN_FORCE}`,
+		description:
+			'Explain to the AI model what this tool does; the default states units, number formats and the limits in force',
+		displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
+	};
+}
+
+/**
+ * The tool-mode fields (n8n shows them only when the node is attached to an AI Agent or an MCP Server
+ * Trigger): the switch that lets a tool move money, a plain-words notice of what the model can do,
+ * the Spending Limits (shown in workflows too), and a tool description that says units and limits.
+ */
+export const moneyProperties: INodeProperties[] = [
+	{
+		displayName:
+			'As a tool this operation moves no money: every call answers refused: true and sends nothing. Reads such as Payment: Get Status always work. To let the AI model move money, turn on Allow Money Moves as a Tool and set Spending Limits.',
+		name: 'moneyMovesOffNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { ...inToolModeForMoney, allowMoneyMoves: [false] } },
+	},
+	{
+		displayName:
+			'The AI model can now move money with this tool: it chooses every value written as $fromAI (✨), so anyone who can prompt it can ask for any amount or number. Only the Spending Limits below and on the credential hold it; an identical call in one agent run moves money once.',
+		name: 'moneyMovesOnNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { ...inToolModeForMoney, allowMoneyMoves: [true] } },
+	},
+	{
+		displayName: 'Allow Money Moves as a Tool',
+		name: 'allowMoneyMoves',
+		type: 'boolean',
+		default: false,
+		noDataExpression: true,
+		description:
+			'Whether the AI model may collect, charge, refund or pay out through this tool, within the Spending Limits; off, every call is refused and nothing is sent',
+		displayOptions: { show: inToolModeForMoney },
+	},
+	spendingLimitsProperty,
+	moneyDescription(
+		'paymentIntent',
+		'create',
+		'Creates a Little Pay payment intent and returns its reference and checkout link (checkoutUrl) to send to the payer.',
+	),
+	moneyDescription(
+		'mobileMoney',
+		'collect',
+		"Charges a payer's mobile money wallet with Little Pay: sends a PIN prompt to their phone and returns the payment status.",
+	),
+	moneyDescription(
+		'mobileMoney',
+		'requestPayment',
+		'Sends a mobile money PIN prompt for an existing Little Pay payment intent, by its reference.',
+	),
+	moneyDescription(
+		'card',
+		'processPayment',
+		'Charges the card of an existing Little Pay payment intent after its 3-D Secure steps, by its reference.',
+	),
+	moneyDescription(
+		'refund',
+		'create',
+		'Refunds a completed Little Pay payment, by its reference or key; never more than was paid less what was refunded.',
+	),
+	moneyDescription(
+		'disbursement',
+		'create',
+		'Pays money out to a mobile money wallet with Little Pay and returns the payout status and fee.',
+	),
+	{
+		displayName: 'Description',
+		name: 'toolDescription',
+		type: 'string',
+		typeOptions: { rows: 2 },
+		default: '',
+		placeholder: 'Empty: n8n describes the tool by its operation',
+		description: 'Explain to the AI model what this tool does',
+		displayOptions: { show: { '@tool': [true] }, hide: { operation: MONEY_OPERATION_NAMES } },
+	},
+];

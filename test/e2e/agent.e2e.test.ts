@@ -1,0 +1,310 @@
+// Little Pay tools in n8n's AI Agent (issue 19), in a real n8n 2.41.1: the OpenAI Chat Model's credential
+// points at a fake chat-completions server on loopback that answers with fixed tool calls (a status
+// question, a refund over the cap, the same payout twice). The refusals reach the agent as data (the tool
+// messages n8n sends back to the model), and the sandbox's ledger shows what the limits allow and no more.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import axios from 'axios';
+
+import { startSandbox } from '../../sandbox';
+import type { SandboxHandle } from '../../sandbox';
+import { N8nApi, startN8n } from '../../scripts/n8n';
+import type { N8nServer } from '../../scripts/n8n';
+import { postToNewWebhook, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
+
+jest.setTimeout(600000);
+
+type Json = Record<string, unknown>;
+type Message = { role: string; content?: unknown; tool_call_id?: string };
+type ToolCall = { name: string; args: Json };
+
+/**
+ * A chat-completions server that plays a fixed script: the user's message names the scenario, and the
+ * number of tool answers so far picks the step. Every request is kept, so the test can read what n8n
+ * sent back to the model after each tool call.
+ */
+async function fakeModel(script: Record<string, ToolCall[]>) {
+	const requests: Array<{ messages: Message[] }> = [];
+	let seq = 0;
+	const server: Server = createServer((req, res) => {
+		let raw = '';
+		req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+		req.on('end', () => {
+			const body = JSON.parse(raw || '{}') as { messages?: Message[]; stream?: boolean };
+			const messages = body.messages ?? [];
+			requests.push({ messages });
+			const user = [...messages].reverse().find((m) => m.role === 'user');
+			const scenario = String(
+				typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content),
+			);
+			const steps = Object.entries(script).find(([name]) => scenario.includes(name))?.[1] ?? [];
+			const step = messages.filter((m) => m.role === 'tool').length;
+			const call = steps[step];
+			const id = `chatcmpl-${++seq}`;
+			const message = call
+				? {
+						role: 'assistant',
+						content: null,
+						tool_calls: [
+							{
+								id: `call_${seq}`,
+								type: 'function',
+								function: { name: call.name, arguments: JSON.stringify(call.args) },
+							},
+						],
+					}
+				: { role: 'assistant', content: 'Done.' };
+			const finish = call ? 'tool_calls' : 'stop';
+			if (body.stream) {
+				res.writeHead(200, { 'content-type': 'text/event-stream' });
+				const delta = call
+					? { role: 'assistant', tool_calls: [{ index: 0, ...message.tool_calls?.[0] }] }
+					: { role: 'assistant', content: 'Done.' };
+				const chunk = (d: Json, finishReason: string | null) =>
+					`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'gpt-4.1-mini', choices: [{ index: 0, delta: d, finish_reason: finishReason }] })}\n\n`;
+				res.end(`${chunk(delta, null)}${chunk({}, finish)}data: [DONE]\n\n`);
+				return;
+			}
+			res.writeHead(200, { 'content-type': 'application/json' });
+			res.end(
+				JSON.stringify({
+					id,
+					object: 'chat.completion',
+					created: 0,
+					model: 'gpt-4.1-mini',
+					choices: [{ index: 0, message, finish_reason: finish }],
+					usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+				}),
+			);
+		});
+	});
+	await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+	return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, server };
+}
+
+describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', () => {
+	let sandbox: SandboxHandle;
+	let n8n: N8nServer;
+	let api: N8nApi;
+	let model: Awaited<ReturnType<typeof fakeModel>>;
+	let path: string;
+	let paidReference: string;
+	let workflowId: string;
+
+	const ledger = async () =>
+		(await axios.get(`${sandbox.merchant.baseUrl}/sandbox/ledger`)).data.data;
+
+	/** Sends one message to the agent, waits for its execution, and returns the tool answers the model got. */
+	async function ask(message: string): Promise<Json[]> {
+		const known = new Set((await api.executions(workflowId)).map((e) => e.id));
+		const res = await postToNewWebhook(`${n8n.url}/webhook/${path}`, { message });
+		if (res.status !== 200)
+			throw new Error(`agent: HTTP ${res.status} ${JSON.stringify(res.data)}`);
+		const execution = await waitFor('the agent execution', async () => {
+			const done = (await api.executions(workflowId)).find(
+				(e) => !known.has(e.id) && e.status !== 'running' && e.status !== 'new',
+			);
+			return done;
+		});
+		expect(execution.status).toBe('success');
+		const last = [...model.requests]
+			.reverse()
+			.find((r) =>
+				r.messages.some((m) => m.role === 'user' && String(m.content).includes(message)),
+			);
+		if (!last) throw new Error('the model was never asked');
+		return last.messages
+			.filter((m) => m.role === 'tool')
+			.map((m) => {
+				const parsed = JSON.parse(String(m.content)) as unknown;
+				return (Array.isArray(parsed) ? parsed[0] : parsed) as Json;
+			});
+	}
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ port: 0, pinDelayMs: 100, quiet: true });
+		// The payment the status and refund questions are about: 1,000 KES, completed.
+		const intent = await axios.post(
+			`${sandbox.merchant.baseUrl}/api/payments/${sandbox.merchant.tokenId}/pay`,
+			{
+				amount: 1000,
+				currency: 'KES',
+				description: 'Agent test',
+				callbackUrl: 'http://127.0.0.1:9/cb',
+				key: `agent${Date.now()}`,
+				payload: { billingAddress: { phoneNumber: '+254712345670' } },
+			},
+			{ auth: { username: sandbox.merchant.clientId, password: sandbox.merchant.clientSecret } },
+		);
+		paidReference = intent.data.data.reference as string;
+		await axios.post(
+			`${sandbox.merchant.baseUrl}/pay/${paidReference}/process`,
+			{ type: 'MPESA', payment: { mobile: '254712345670' } },
+			{ headers: { 'X-API-KEY': sandbox.merchant.apiKey } },
+		);
+		await axios.get(`${sandbox.merchant.baseUrl}/api/payments-v2/${paidReference}?longPoll=true`, {
+			headers: { 'X-API-KEY': sandbox.merchant.apiKey },
+		});
+		model = await fakeModel({
+			'has my payment arrived': [{ name: 'payment_status', args: { reference: paidReference } }],
+			'refund 800': [
+				{ name: 'refund', args: { reference: paidReference, amount: 800, reason: 'test' } },
+			],
+			'pay out twice': [
+				{ name: 'payout', args: { amount: 500, to: '254712345670' } },
+				{ name: 'payout', args: { amount: 500, to: '254712345670' } },
+			],
+			'pay out too much': [{ name: 'payout', args: { amount: 5000, to: '254712345670' } }],
+		});
+		n8n = await startN8n();
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		const ids = await sandboxCredentials(api, sandbox, 'agent');
+		const openAiId = await api.createCredential('fake model', 'openAiApi', {
+			apiKey: 'sk-test',
+			url: model.url,
+		});
+		const littlePay = {
+			littlePayBasicApi: { id: ids.basicId, name: 'basic' },
+			littlePayApiKeyApi: { id: ids.apiKeyId, name: 'key' },
+		};
+		const tool = (name: string, parameters: Json, y: number) => ({
+			name,
+			type: 'n8n-nodes-littlepay.littlePayTool',
+			typeVersion: 1,
+			position: [400, y],
+			parameters,
+			credentials: littlePay,
+		});
+		path = `agent-${randomUUID()}`;
+		const tools = [
+			tool(
+				'payment_status',
+				{
+					resource: 'payment',
+					operation: 'getStatus',
+					paymentId: "={{ $fromAI('reference', 'Payment reference or key', 'string') }}",
+				},
+				200,
+			),
+			tool(
+				'refund',
+				{
+					resource: 'refund',
+					operation: 'create',
+					paymentId: "={{ $fromAI('reference', 'Payment reference or key', 'string') }}",
+					refundType: 'partial',
+					amount: "={{ $fromAI('amount', 'Amount in the main unit', 'number') }}",
+					reason: "={{ $fromAI('reason', 'Why', 'string') }}",
+					allowMoneyMoves: true,
+					spendingLimits: { maxAmount: 500 },
+				},
+				350,
+			),
+			tool(
+				'payout',
+				{
+					resource: 'disbursement',
+					operation: 'create',
+					method: 'MPESA',
+					amount: "={{ $fromAI('amount', 'Amount in KES', 'number') }}",
+					to: "={{ $fromAI('to', 'Recipient number', 'string') }}",
+					allowMoneyMoves: true,
+					spendingLimits: { maxAmount: 1000 },
+				},
+				500,
+			),
+		];
+		const created = await api.createWorkflow({
+			name: 'Little Pay agent',
+			// As the editor saves new workflows; under the legacy order (v0) n8n 2.41.1 resumed the agent
+			// before its tool ran, and the model got an empty tool answer.
+			settings: { executionOrder: 'v1' },
+			nodes: [
+				{
+					name: 'Webhook',
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					position: [0, 0],
+					webhookId: randomUUID(),
+					parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+				},
+				{
+					name: 'AI Agent',
+					type: '@n8n/n8n-nodes-langchain.agent',
+					typeVersion: 3.1,
+					position: [220, 0],
+					parameters: {
+						promptType: 'define',
+						text: '={{ $json.body.message }}',
+						options: {},
+					},
+				},
+				{
+					name: 'OpenAI Chat Model',
+					type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+					typeVersion: 1.2,
+					position: [100, 200],
+					parameters: {
+						model: { __rl: true, value: 'gpt-4.1-mini', mode: 'list' },
+						options: {},
+					},
+					credentials: { openAiApi: { id: openAiId, name: 'fake model' } },
+				},
+				...tools,
+			],
+			connections: {
+				Webhook: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+				'OpenAI Chat Model': {
+					ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
+				},
+				...Object.fromEntries(
+					tools.map((t) => [
+						t.name,
+						{ ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+					]),
+				),
+			},
+		});
+		workflowId = created.id;
+		await api.activateWorkflow(created.id, created.versionId);
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		model?.server.close();
+		await sandbox?.close();
+	});
+
+	it('a status question: the tool answers the agent with the payment record', async () => {
+		const [answer] = await ask('has my payment arrived?');
+		expect(answer).toMatchObject({ reference: paidReference, status: 'COMPLETED', amount: 1000 });
+	});
+
+	it('a refund of 800 of a 1,000 payment, over the cap of 500, reaches the agent as a refusal, and nothing is refunded', async () => {
+		const [answer] = await ask('please refund 800');
+		expect(answer).toMatchObject({
+			refused: true,
+			sent: false,
+			limit: { field: 'maxAmount', value: 500, setOn: 'node' },
+		});
+		const refunds = (await ledger()).refunds as Array<{ reference: string }>;
+		expect(refunds.filter((r) => r.reference === paidReference)).toEqual([]);
+	});
+
+	it('the same payout asked twice in one message pays once; one over the cap pays nothing', async () => {
+		const before = ((await ledger()).disbursements as Array<{ id: string }>).length;
+		const [first, second] = await ask('pay out twice');
+		expect(first).toMatchObject({ status: 'success', amount: 500 });
+		expect(second).toMatchObject({ id: first.id, key: first.key, repeated: true });
+		const [tooMuch] = await ask('pay out too much');
+		expect(tooMuch).toMatchObject({ refused: true, limit: { field: 'maxAmount' } });
+		const payouts = (await ledger()).disbursements as Array<{ amount: number; key: string }>;
+		expect(payouts.slice(before).map((p) => ({ amount: p.amount, key: p.key }))).toEqual([
+			{ amount: 500, key: first.key },
+		]);
+	});
+});

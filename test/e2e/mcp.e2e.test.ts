@@ -1,0 +1,308 @@
+// Little Pay tools published through n8n's MCP Server Trigger (issue 19), in a real n8n 2.41.1, driven by
+// the MCP SDK's client over streamable HTTP with bearer auth: the tools list with their schemas, a status
+// call answers, payouts are refused by each limit with nothing sent (the sandbox's ledger), an allowed
+// payout pays once, the same call repeated pays nothing new, and a wrong token is refused.
+import { randomUUID } from 'node:crypto';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import axios from 'axios';
+
+import { startSandbox } from '../../sandbox';
+import type { SandboxHandle } from '../../sandbox';
+import { N8nApi, startN8n } from '../../scripts/n8n';
+import type { N8nServer } from '../../scripts/n8n';
+import { loadExample, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
+
+jest.setTimeout(600000);
+
+type Json = Record<string, unknown>;
+type Payout = { id: string; key: string; amount: number; to: string };
+
+const TOKEN = `mcp-${randomUUID()}`;
+
+function tool(
+	name: string,
+	parameters: Json,
+	ids: { basicId: string; apiKeyId: string },
+	y: number,
+): Json {
+	return {
+		name,
+		type: 'n8n-nodes-littlepay.littlePayTool',
+		typeVersion: 1,
+		position: [0, y],
+		parameters,
+		credentials: {
+			littlePayBasicApi: { id: ids.basicId, name: 'basic' },
+			littlePayApiKeyApi: { id: ids.apiKeyId, name: 'key' },
+		},
+	};
+}
+
+const payoutParameters = (extra: Json = {}): Json => ({
+	resource: 'disbursement',
+	operation: 'create',
+	method: 'MPESA',
+	amount: "={{ $fromAI('amount', 'Amount in KES, main unit', 'number') }}",
+	to: "={{ $fromAI('to', 'Recipient mobile number with country code', 'string') }}",
+	...extra,
+});
+
+describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () => {
+	let sandbox: SandboxHandle;
+	let n8n: N8nServer;
+	let url: string;
+	let client: Client;
+	let api: N8nApi;
+	let ids: { basicId: string; apiKeyId: string };
+
+	const payouts = async (): Promise<Payout[]> =>
+		(await axios.get(`${sandbox.merchant.baseUrl}/sandbox/ledger`)).data.data.disbursements;
+
+	/** Calls a tool and returns the node's output item (n8n sends the items as JSON text). */
+	async function callTool(name: string, args: Json): Promise<Json> {
+		const result = (await client.callTool({ name, arguments: args })) as {
+			content: Array<{ type: string; text: string }>;
+			isError?: boolean;
+		};
+		const text = result.content.find((c) => c.type === 'text')?.text ?? '';
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			throw new Error(`${name} answered ${result.isError ? 'an error' : 'text'}: ${text}`);
+		}
+		return (Array.isArray(parsed) ? parsed[0] : parsed) as Json;
+	}
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true });
+		n8n = await startN8n();
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		ids = await sandboxCredentials(api, sandbox, 'mcp');
+		const bearerId = await api.createCredential('mcp bearer', 'httpBearerAuth', { token: TOKEN });
+		const path = `littlepay-${randomUUID()}`;
+		const tools = [
+			tool(
+				'payment_status',
+				{
+					resource: 'payment',
+					operation: 'getStatus',
+					paymentId: "={{ $fromAI('reference', 'Payment reference or key', 'string') }}",
+				},
+				ids,
+				0,
+			),
+			tool('payout_at_defaults', payoutParameters(), ids, 150),
+			tool(
+				'payout',
+				payoutParameters({
+					allowMoneyMoves: true,
+					spendingLimits: {
+						maxAmount: 1000,
+						maxTotalPerExecution: 1500,
+						allowedRecipients: '2547123456*',
+					},
+				}),
+				ids,
+				300,
+			),
+		];
+		const created = await api.createWorkflow({
+			name: 'Little Pay over MCP',
+			nodes: [
+				{
+					name: 'MCP Server Trigger',
+					type: '@n8n/n8n-nodes-langchain.mcpTrigger',
+					typeVersion: 2,
+					position: [300, -200],
+					webhookId: randomUUID(),
+					parameters: { authentication: 'bearerAuth', path },
+					credentials: { httpBearerAuth: { id: bearerId, name: 'mcp bearer' } },
+				},
+				...tools,
+			],
+			connections: Object.fromEntries(
+				tools.map((t) => [
+					t.name,
+					{ ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] },
+				]),
+			),
+		});
+		await api.activateWorkflow(created.id, created.versionId);
+		url = `${n8n.url}/mcp/${path}`;
+		// Activation returns before n8n listens on the path.
+		await waitFor('the MCP endpoint', async () => {
+			const res = await axios.post(url, {}, { validateStatus: () => true });
+			return res.status === 404 ? undefined : true;
+		});
+		client = new Client({ name: 'littlepay-e2e', version: '1.0.0' });
+		await client.connect(
+			new StreamableHTTPClientTransport(new URL(url), {
+				requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+			}),
+		);
+	});
+
+	afterAll(async () => {
+		await client?.close();
+		await n8n?.stop();
+		await sandbox?.close();
+	});
+
+	it('tools/list shows the tools, the arguments the model fills, units and the limits in force', async () => {
+		const { tools } = await client.listTools();
+		const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+		expect(Object.keys(byName).sort()).toEqual(['payment_status', 'payout', 'payout_at_defaults']);
+		expect(byName.payout.inputSchema).toMatchObject({
+			type: 'object',
+			properties: { amount: { type: 'number' }, to: { type: 'string' } },
+		});
+		expect(Object.keys(byName.payout.inputSchema.properties ?? {}).sort()).toEqual([
+			'amount',
+			'to',
+		]);
+		expect(byName.payout.description).toContain('1500 means KES 1,500');
+		expect(byName.payout.description).toContain(
+			'Limits in force: at most 1000 per call; at most 1500 in total per agent run (over MCP: per hour), per currency; only to these numbers: 2547123456*.',
+		);
+		expect(byName.payment_status.inputSchema.properties).toHaveProperty('reference');
+	});
+
+	it('a status call answers', async () => {
+		const intent = await axios.post(
+			`${sandbox.merchant.baseUrl}/api/payments/${sandbox.merchant.tokenId}/pay`,
+			{
+				amount: 1200,
+				currency: 'KES',
+				description: 'MCP status',
+				callbackUrl: 'http://127.0.0.1:9/cb',
+				key: `mcp${Date.now()}`,
+				payload: { billingAddress: { phoneNumber: '+254712345670' } },
+			},
+			{ auth: { username: sandbox.merchant.clientId, password: sandbox.merchant.clientSecret } },
+		);
+		const reference = intent.data.data.reference as string;
+		const out = await callTool('payment_status', { reference });
+		expect(out).toMatchObject({ reference, status: 'PENDING', amount: 1200 });
+	});
+
+	it('a payout through the tool at its defaults is refused and sends nothing', async () => {
+		const before = (await payouts()).length;
+		const out = await callTool('payout_at_defaults', { amount: 9999999, to: '254712345670' });
+		expect(out).toMatchObject({
+			refused: true,
+			sent: false,
+			limit: { field: 'allowMoneyMoves', value: false },
+		});
+		expect((await payouts()).length).toBe(before);
+	});
+
+	it('payouts above the cap or to a number off the allowlist are refused and send nothing', async () => {
+		const before = (await payouts()).length;
+		expect(await callTool('payout', { amount: 1200, to: '254712345670' })).toMatchObject({
+			refused: true,
+			limit: { field: 'maxAmount', value: 1000, setOn: 'node' },
+		});
+		expect(await callTool('payout', { amount: 100, to: '254799999990' })).toMatchObject({
+			refused: true,
+			limit: { field: 'allowedRecipients', value: ['2547123456*'] },
+		});
+		expect((await payouts()).length).toBe(before);
+	});
+
+	it('an allowed payout pays once; the same call repeated pays nothing new; the next one past the total is refused', async () => {
+		const before = await payouts();
+		const first = await callTool('payout', { amount: 800, to: '+254712345670' });
+		expect(first).toMatchObject({ status: 'success', amount: 800, to: '254712345670' });
+		const repeat = await callTool('payout', { amount: 800, to: '+254712345670' });
+		expect(repeat).toMatchObject({ id: first.id, key: first.key, repeated: true });
+		const pastTotal = await callTool('payout', { amount: 750, to: '254712345670' });
+		expect(pastTotal).toMatchObject({
+			refused: true,
+			limit: { field: 'maxTotalPerExecution', value: 1500 },
+		});
+		const made = (await payouts()).filter((p) => !before.some((b) => b.id === p.id));
+		expect(made.map((p) => ({ amount: p.amount, key: p.key }))).toEqual([
+			{ amount: 800, key: first.key },
+		]);
+	});
+
+	it('distinct payouts get distinct keys', async () => {
+		const a = await callTool('payout', { amount: 10, to: '254712345670' });
+		const b = await callTool('payout', { amount: 11, to: '254712345670' });
+		expect(a.status).toBe('success');
+		expect(b.status).toBe('success');
+		expect(a.key).not.toEqual(b.key);
+	});
+
+	it('an SSE client (the older MCP transport) gets the same refusal and nothing is sent', async () => {
+		const sse = new Client({ name: 'littlepay-e2e-sse', version: '1.0.0' });
+		const headers = { Authorization: `Bearer ${TOKEN}` };
+		await sse.connect(
+			new SSEClientTransport(new URL(url), {
+				requestInit: { headers },
+				eventSourceInit: {
+					fetch: (input, init) =>
+						fetch(input, { ...init, headers: { ...(init?.headers ?? {}), ...headers } }),
+				},
+			}),
+		);
+		try {
+			const before = (await payouts()).length;
+			const result = (await sse.callTool({
+				name: 'payout',
+				arguments: { amount: 5000, to: '254712345670' },
+			})) as { content: Array<{ type: string; text: string }> };
+			const [out] = JSON.parse(result.content[0].text) as Json[];
+			expect(out).toMatchObject({ refused: true, limit: { field: 'maxAmount', value: 1000 } });
+			expect((await payouts()).length).toBe(before);
+		} finally {
+			await sse.close();
+		}
+	});
+
+	it('a wrong bearer token is refused with 403', async () => {
+		const res = await axios.post(
+			url,
+			{ jsonrpc: '2.0', id: 1, method: 'tools/list' },
+			{
+				headers: {
+					Authorization: 'Bearer wrong',
+					Accept: 'application/json, text/event-stream',
+				},
+				validateStatus: () => true,
+			},
+		);
+		expect(res.status).toBe(403);
+	});
+
+	it('the two agent examples import with their tools, the switch and the limits as written', async () => {
+		for (const [file, tools] of [
+			['7-support-agent-status.json', ['payment_status']],
+			['8-refund-agent-limits.json', ['payment_status', 'refund']],
+		] as const) {
+			const { id } = await api.createWorkflow(
+				loadExample(file, {
+					BASIC_CREDENTIAL_ID: ids.basicId,
+					API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+				}),
+			);
+			const stored = (await api.http.get(`/rest/workflows/${id}`)).data.data as {
+				nodes: Array<{ name: string; type: string; parameters: Json }>;
+			};
+			const littlePay = stored.nodes.filter((n) => n.type === 'n8n-nodes-littlepay.littlePayTool');
+			expect(littlePay.map((n) => n.name)).toEqual(tools);
+			const refund = littlePay.find((n) => n.name === 'refund');
+			if (refund) {
+				expect(refund.parameters).toMatchObject({
+					allowMoneyMoves: true,
+					spendingLimits: { maxAmount: 1000, maxCountPerExecution: 1, allowedCurrencies: 'KES' },
+				});
+			}
+		}
+	});
+});

@@ -16,7 +16,7 @@ import { resumeOnCallback, resumeWebhooks } from './actions/payment/pause';
 import * as paymentIntent from './actions/paymentIntent/PaymentIntent.resource';
 import * as refund from './actions/refund/Refund.resource';
 import { router } from './actions/router';
-import { moneyProperties } from './money/toolProperties';
+import { moneyNotices, moneyProperties } from './money/toolProperties';
 
 export class LittlePay implements INodeType {
 	description: INodeTypeDescription = {
@@ -91,6 +91,7 @@ export class LittlePay implements INodeType {
 				],
 				default: 'mobileMoney',
 			},
+			...moneyNotices,
 			...paymentIntent.description,
 			...mobileMoney.description,
 			...card.description,

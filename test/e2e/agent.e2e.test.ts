@@ -298,7 +298,7 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 	it('the same payout asked twice in one message pays once; one over the cap pays nothing', async () => {
 		const before = ((await ledger()).disbursements as Array<{ id: string }>).length;
 		const [first, second] = await ask('pay out twice');
-		expect(first).toMatchObject({ status: 'success', amount: 500 });
+		expect(first).toMatchObject({ outcome: 'accepted', amount: 500 });
 		expect(second).toMatchObject({ id: first.id, key: first.key, repeated: true });
 		const [tooMuch] = await ask('pay out too much');
 		expect(tooMuch).toMatchObject({ refused: true, limit: { field: 'maxAmount' } });

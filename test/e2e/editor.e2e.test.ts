@@ -151,6 +151,15 @@ describe("a merchant's first hour in the n8n editor", () => {
 				}),
 			},
 		}));
+		// The same node as an AI tool (what n8n offers its AI Agent and MCP Server Trigger), on a payout.
+		nodes.push({
+			name: 'Pay out as a tool',
+			type: 'n8n-nodes-littlepay.littlePayTool',
+			typeVersion: 1,
+			position: [1040, 0],
+			parameters: { resource: 'disbursement', operation: 'create' },
+			credentials: { littlePayApiKeyApi: { id: apiKeyId, name: 'Little Pay (API key)' } },
+		});
 		nodes.push({
 			name: 'Little Pay Trigger',
 			type: 'n8n-nodes-littlepay.littlePayTrigger',
@@ -247,6 +256,19 @@ describe("a merchant's first hour in the n8n editor", () => {
 			expect(consoleErrors.slice(errorsBefore)).toEqual([]);
 		},
 	);
+
+	it('as an AI tool, a payout says in the panel that it moves no money until allowed, beside its limits', async () => {
+		const errorsBefore = consoleErrors.length;
+		const labels = await openPanel('Pay out as a tool');
+		expect(labels).toEqual(
+			expect.arrayContaining(['Allow Money Moves as a Tool', 'Spending Limits']),
+		);
+		const panel = await page.locator('[data-test-id="ndv"]').innerText();
+		expect(panel).toMatch(/As a tool this operation moves no money/);
+		await page.screenshot({ path: join(SHOTS, 'tool-disbursement-create.png') });
+		await closePanel();
+		expect(consoleErrors.slice(errorsBefore)).toEqual([]);
+	});
 
 	it('Create returns at once and says how to wait; Collect explains only its own pause', async () => {
 		await openPanel('paymentIntent create');

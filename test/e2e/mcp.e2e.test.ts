@@ -217,7 +217,7 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 	it('an allowed payout pays once; the same call repeated pays nothing new; the next one past the total is refused', async () => {
 		const before = await payouts();
 		const first = await callTool('payout', { amount: 800, to: '+254712345670' });
-		expect(first).toMatchObject({ status: 'success', amount: 800, to: '254712345670' });
+		expect(first).toMatchObject({ outcome: 'accepted', amount: 800, to: '254712345670' });
 		const repeat = await callTool('payout', { amount: 800, to: '+254712345670' });
 		expect(repeat).toMatchObject({ id: first.id, key: first.key, repeated: true });
 		const pastTotal = await callTool('payout', { amount: 750, to: '254712345670' });
@@ -234,8 +234,8 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 	it('distinct payouts get distinct keys', async () => {
 		const a = await callTool('payout', { amount: 10, to: '254712345670' });
 		const b = await callTool('payout', { amount: 11, to: '254712345670' });
-		expect(a.status).toBe('success');
-		expect(b.status).toBe('success');
+		expect(a.outcome).toBe('accepted');
+		expect(b.outcome).toBe('accepted');
 		expect(a.key).not.toEqual(b.key);
 	});
 

@@ -51,6 +51,8 @@ const payoutParameters = (extra: Json = {}): Json => ({
 	amount: '={{ $json.amount }}',
 	to: '={{ $json.to }}',
 	currency: "={{ $json.currency ?? 'KES' }}",
+	// Limits, not keys, are under test here: the explicit per-execution choice (a tool ignores it).
+	keySource: 'generated',
 	...extra,
 });
 
@@ -237,7 +239,7 @@ describe('tool mode: money moves are off until the author turns them on', () => 
 		);
 		expect(result.error).toBeUndefined();
 		expect(outputs(result)[0]).toMatchObject({
-			status: 'success',
+			outcome: 'accepted',
 			amount: 250,
 			to: '254712345670',
 		});
@@ -298,7 +300,7 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 				call({ amount: 100, to: '0712345670' }),
 			]),
 		);
-		expect(outputs(result)[0]).toMatchObject({ status: 'success', to: '254712345670' });
+		expect(outputs(result)[0]).toMatchObject({ outcome: 'accepted', to: '254712345670' });
 		expect(await newPayouts(before)).toHaveLength(1);
 	});
 
@@ -379,7 +381,7 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 			limit: { field: 'refundable', value: 700, setOn: 'gateway record' },
 			reason: `KES 800 is more than the KES 700 still refundable on payment ${reference} (paid less already refunded)`,
 		});
-		expect(rest).toMatchObject({ paymentId: reference, amount: 700, status: 'COMPLETED' });
+		expect(rest).toMatchObject({ reference, amount: 700, status: 'COMPLETED' });
 		const refunds = (await sb.get('/sandbox/ledger')).data.data.refunds as Refund[];
 		expect(refunds.filter((r) => r.reference === reference).map((r) => r.amount)).toEqual([
 			300, 700,
@@ -422,7 +424,7 @@ describe('tool mode: a call moves money at most once, and distinct calls get dis
 		expect(repeat).toMatchObject({
 			id: first.id,
 			key: first.key,
-			status: 'success',
+			outcome: 'accepted',
 			repeated: true,
 		});
 		expect(await newPayouts(before)).toHaveLength(1);
@@ -469,7 +471,7 @@ describe('tool mode: a call moves money at most once, and distinct calls get dis
 			});
 			results.push(outputs(result)[0]);
 		}
-		expect(results[0]).toMatchObject({ status: 'success', amount: 170 });
+		expect(results[0]).toMatchObject({ outcome: 'accepted', amount: 170 });
 		expect(results[1]).toMatchObject({
 			refused: true,
 			limit: { field: 'maxTotalPerExecution', value: 300 },
@@ -489,7 +491,7 @@ describe('tool mode: a call moves money at most once, and distinct calls get dis
 		const result = await run(
 			workflow(
 				TOOL,
-				{ ...allowed, checkLimits: false },
+				{ ...allowed, options: { checkLimits: false } },
 				[call({ amount: 190, to: '254712345670' })],
 				{
 					retryOnFail: true,
@@ -542,6 +544,9 @@ describe('limits in ordinary workflows, where set', () => {
 			error:
 				'Item 2: This would be money move 3 in this execution; at most 2 are allowed (set on the credential)',
 			description: 'Nothing more can be sent in this execution; have a person make this one',
+			key: null,
+			itemIndex: 2,
+			row: 3,
 		});
 		expect((await newPayouts(before)).map((p) => p.amount).sort()).toEqual([200, 201]);
 	});
@@ -557,7 +562,7 @@ describe('limits in ordinary workflows, where set', () => {
 			const items = [base, base + 1, base + 2].map((amount) => ({ amount, to: '254712345670' }));
 			const json = workflow(
 				NODE,
-				payoutParameters({ checkLimits: false }),
+				payoutParameters({ options: { checkLimits: false } }),
 				items,
 				retryOnFail ? { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } : {},
 			);

@@ -46,11 +46,10 @@ function moneyDescription(resource: string, operation: string, what: string): IN
 }
 
 /**
- * The tool-mode fields (n8n shows them only when the node is attached to an AI Agent or an MCP Server
- * Trigger): the switch that lets a tool move money, a plain-words notice of what the model can do,
- * the Spending Limits (shown in workflows too), and a tool description that says units and limits.
+ * What a money-moving tool may do, in plain words, shown only in tool mode: placed right under the
+ * Resource so the author reads it before anything else on the panel.
  */
-export const moneyProperties: INodeProperties[] = [
+export const moneyNotices: INodeProperties[] = [
 	{
 		displayName:
 			'As a tool this operation moves no money: every call answers refused: true and sends nothing. Reads such as Payment: Get Status always work. To let the AI model move money, turn on Allow Money Moves as a Tool and set Spending Limits.',
@@ -67,6 +66,14 @@ export const moneyProperties: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { ...inToolModeForMoney, allowMoneyMoves: [true] } },
 	},
+];
+
+/**
+ * The tool-mode fields after the operation's own (n8n shows them only when the node is attached to an
+ * AI Agent or an MCP Server Trigger): the switch that lets a tool move money, the Spending Limits
+ * (shown in workflows too), and a tool description that says units and limits.
+ */
+export const moneyProperties: INodeProperties[] = [
 	{
 		displayName: 'Allow Money Moves as a Tool',
 		name: 'allowMoneyMoves',

@@ -10,6 +10,7 @@ import {
 } from '../../helpers/validation';
 import type { MobileNetwork } from '../../helpers/validation';
 import { COUNTRY_OPTIONS, keyForItem, NETWORK_OPTIONS } from '../common';
+import { isToolCall } from '../../money/guard';
 
 export const amountField: INodeProperties = {
 	displayName: 'Amount',
@@ -93,6 +94,8 @@ export const keyFields: INodeProperties[] = [
 		default: 'mapped',
 		description:
 			'Little Pay keeps one payout per key, so the key is what makes a payout happen once',
+		// As an AI tool each call gets its own key from the call itself (money/guard.ts).
+		displayOptions: { hide: { '@tool': [true] } },
 	},
 	{
 		displayName: 'Key',
@@ -104,7 +107,7 @@ export const keyFields: INodeProperties[] = [
 		hint: "Map each row's own ID, e.g. {{ $json.payoutId }} (letters and digits). Running the workflow again then pays nobody twice.",
 		description:
 			'Your unique ID for this payout, such as the payout row ID; 8-12 letters and digits recommended',
-		displayOptions: { show: { keySource: ['mapped'] } },
+		displayOptions: { show: { keySource: ['mapped'] }, hide: { '@tool': [true] } },
 	},
 	{
 		displayName:
@@ -112,7 +115,7 @@ export const keyFields: INodeProperties[] = [
 		name: 'generatedKeyNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { keySource: ['generated'] } },
+		displayOptions: { show: { keySource: ['generated'] }, hide: { '@tool': [true] } },
 	},
 ];
 
@@ -145,8 +148,12 @@ export function readPayoutRequest(context: IExecuteFunctions, itemIndex: number)
 	return { method, amount, currency, to };
 }
 
-/** Whether an item's payout key comes from the data (the default) or from the execution. */
+/**
+ * Whether an item's payout key comes from the data (the default) or is generated: from the execution,
+ * or, as an AI tool, from the tool call (a model has no row IDs to map).
+ */
 export function keyIsGenerated(context: IExecuteFunctions, itemIndex: number): boolean {
+	if (isToolCall(context)) return true;
 	return context.getNodeParameter('keySource', itemIndex, 'mapped') === 'generated';
 }
 

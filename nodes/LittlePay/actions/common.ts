@@ -54,6 +54,18 @@ export const currencyField: INodeProperties = {
 };
 
 /** What a user must not miss about every amount: its unit. */
+/** An Options entry for how many items an operation handles at once (1-10; output keeps input order). */
+export function concurrencyOption(defaultValue: number, description: string): INodeProperties {
+	return {
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 10 },
+		default: defaultValue,
+		description,
+	};
+}
+
 export const AMOUNT_HINT = "In the currency's main unit, not cents: 1500 = KES 1,500";
 
 export const COUNTRY_OPTIONS = [

@@ -9,7 +9,7 @@ import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/pa
 import { invalidInput } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
 import { createOnce, expectSuccess } from '../../transport';
-import { isExecutionRetry, showFor } from '../common';
+import { concurrencyOption, isExecutionRetry, showFor } from '../common';
 import { limitRefusal, quoteFor } from './charges';
 import {
 	amountField,
@@ -89,15 +89,10 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 				description:
 					"Whether to read the charges table first, refuse amounts outside the network's minimum and maximum, and show the fee",
 			},
-			{
-				displayName: 'Concurrency',
-				name: 'concurrency',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 10 },
-				default: 1,
-				description:
-					'How many payouts to send at once (1-10); output order always matches input order. Waiting looks up to 10 at once.',
-			},
+			concurrencyOption(
+				1,
+				'How many payouts to send at once (1-10); output order always matches input order. Waiting looks up to 10 at once.',
+			),
 		],
 	},
 ]);

@@ -9,7 +9,7 @@ import {
 	validateNetwork,
 } from '../../helpers/validation';
 import type { MobileNetwork } from '../../helpers/validation';
-import { COUNTRY_OPTIONS, keyForItem, NETWORK_OPTIONS } from '../common';
+import { AMOUNT_HINT, COUNTRY_OPTIONS, keyForItem, NETWORK_OPTIONS } from '../common';
 import { isToolCall } from '../../money/guard';
 
 export const amountField: INodeProperties = {
@@ -18,7 +18,7 @@ export const amountField: INodeProperties = {
 	type: 'number',
 	required: true,
 	default: 0,
-	hint: "In the currency's main unit: 1500 = KES 1,500, not cents",
+	hint: AMOUNT_HINT,
 	description:
 		'Amount the recipient gets, as in the network limits and fees of Get Charges. M-Pesa pays whole shillings.',
 };

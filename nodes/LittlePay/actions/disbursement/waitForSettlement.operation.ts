@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
-import { showFor } from '../common';
+import { concurrencyOption, showFor } from '../common';
 import { payoutIdField, readPayoutId } from './get.operation';
 import {
 	lookupPayout,
@@ -25,15 +25,10 @@ export const description: INodeProperties[] = showFor('disbursement', 'waitForSe
 		placeholder: 'Add Option',
 		default: {},
 		options: [
-			{
-				displayName: 'Concurrency',
-				name: 'concurrency',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 10 },
-				default: 10,
-				description:
-					'How many payouts to look up at once (1-10); lookups are reads. Output order always matches input order.',
-			},
+			concurrencyOption(
+				10,
+				'How many payouts to look up at once (1-10); lookups are reads. Output order always matches input order.',
+			),
 		],
 	},
 ]);

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { requireText } from '../../helpers/validation';
 import { expectSuccess, readLittlePay } from '../../transport';
-import { showFor, simplifyField, simplifyPayment } from '../common';
+import { concurrencyOption, showFor, simplifyField, simplifyPayment } from '../common';
 import { paymentIdField } from './fields';
 
 export const description: INodeProperties[] = showFor('payment', 'getStatus', [
@@ -15,15 +15,10 @@ export const description: INodeProperties[] = showFor('payment', 'getStatus', [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
-			{
-				displayName: 'Concurrency',
-				name: 'concurrency',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 10 },
-				default: 1,
-				description:
-					'How many lookups to run at once (1-10) for many payments; output order always matches input order',
-			},
+			concurrencyOption(
+				1,
+				'How many lookups to run at once (1-10) for many payments; output order always matches input order',
+			),
 			{
 				displayName: 'Long Poll',
 				name: 'longPoll',

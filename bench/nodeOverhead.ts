@@ -26,6 +26,7 @@ import type {
 
 import type { SandboxMerchant } from '../sandbox/types';
 import { N8nApi, startN8n } from '../scripts/n8n';
+import { lastNodeWebhookNode } from '../scripts/workflowParts';
 import { registerNodeType, runWorkflow } from './engine';
 import type { WorkflowJson } from './engine';
 import { mapConcurrent, note, result, sum } from './lib';
@@ -276,20 +277,7 @@ async function startRealN8n(sandbox: Gateway): Promise<RealN8n> {
 			const { id, versionId } = await api.createWorkflow({
 				name: `bench ${which}`,
 				nodes: [
-					{
-						parameters: {
-							httpMethod: 'POST',
-							path,
-							responseMode: 'lastNode',
-							responseData: 'noData',
-							options: {},
-						},
-						name: 'Webhook',
-						type: 'n8n-nodes-base.webhook',
-						typeVersion: 2,
-						position: [0, 0],
-						webhookId: randomUUID(),
-					},
+					lastNodeWebhookNode(path, 'Webhook', 'noData'),
 					{
 						parameters: { fieldToSplitOut: 'body.items', options: {} },
 						name: 'Split Out',

@@ -10,6 +10,7 @@ import { startSandbox } from '../sandbox';
 import { N8nApi } from '../scripts/n8n';
 import { startQueueCluster } from '../scripts/queueCluster';
 import { sandboxCredentials, settledExecutions, waitForWebhook } from '../scripts/n8nRuns';
+import { lastNodeWebhookNode } from '../scripts/workflowParts';
 import { note, result } from './lib';
 
 const RUNS = 10;
@@ -35,20 +36,7 @@ export async function benchQueuePayouts(): Promise<void> {
 		const created = await api.createWorkflow({
 			name: 'queue payout run',
 			nodes: [
-				{
-					parameters: {
-						httpMethod: 'POST',
-						path,
-						responseMode: 'lastNode',
-						responseData: 'allEntries',
-						options: {},
-					},
-					name: 'Start',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					position: [0, 0],
-					webhookId: randomUUID(),
-				},
+				lastNodeWebhookNode(path),
 				{
 					parameters: { fieldToSplitOut: 'body.recipients', options: {} },
 					name: 'One Item per Recipient',

@@ -10,6 +10,7 @@ import type { AxiosResponse } from 'axios';
 import type { SandboxHandle } from '../sandbox';
 import { REPO_ROOT } from './n8n';
 import type { N8nApi } from './n8n';
+import { lastNodeWebhookNode } from './workflowParts';
 
 /** Polls until the probe returns a value, or fails after the timeout. */
 export async function waitFor<T>(
@@ -97,20 +98,7 @@ export async function runWorkflowViaWebhook(
 ): Promise<{ items: Array<Record<string, unknown>>; workflowId: string }> {
 	const nodes = workflow.nodes as Array<Record<string, unknown>>;
 	const path = `run-${randomUUID()}`;
-	nodes[0] = {
-		parameters: {
-			httpMethod: 'POST',
-			path,
-			responseMode: 'lastNode',
-			responseData: 'allEntries',
-			options: {},
-		},
-		name: 'Start',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: randomUUID(),
-	};
+	nodes[0] = lastNodeWebhookNode(path);
 	const { id, versionId } = await api.createWorkflow(workflow);
 	await api.activateWorkflow(id, versionId);
 	const response = await postToNewWebhook(`${n8nUrl}/webhook/${path}`, {});

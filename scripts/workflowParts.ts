@@ -16,6 +16,25 @@ export function webhookNode(path: string, name = 'Webhook'): Json {
 	};
 }
 
+/**
+ * A POST Webhook start node that answers once the workflow has run, with the last node's items
+ * (`allEntries`) or nothing (`noData`).
+ */
+export function lastNodeWebhookNode(
+	path: string,
+	name = 'Start',
+	responseData: 'allEntries' | 'noData' = 'allEntries',
+): Json {
+	return {
+		name,
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: randomUUID(),
+		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData, options: {} },
+	};
+}
+
 /** The Little Pay node with both sandbox credentials attached. */
 export function littlePayNode(
 	parameters: Json,

@@ -2,6 +2,19 @@ import { createHash } from 'node:crypto';
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, INode } from 'n8n-workflow';
 
+/** The billing address fields Little Pay takes in an intent's payload and sends back in its callbacks. */
+export const BILLING_ADDRESS_FIELDS = [
+	'firstName',
+	'lastName',
+	'address1',
+	'locality',
+	'administrativeArea',
+	'postalCode',
+	'country',
+	'email',
+	'phoneNumber',
+] as const;
+
 export type MobileNetwork = 'MPESA' | 'AIRTEL' | 'MTN' | 'TIGOPESA';
 
 /** Country calling codes each network operates in (Little Pay wants digits with the country code). */

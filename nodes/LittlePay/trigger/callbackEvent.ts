@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import { BILLING_ADDRESS_FIELDS } from '../helpers/validation';
+
 export type CallbackKind = 'payment' | 'refund';
 export type CallbackEventName =
 	| 'payment.completed'
@@ -15,18 +17,6 @@ export interface ParsedCallback {
 	event: CallbackEventName | undefined;
 	body: IDataObject;
 }
-
-const BILLING_FIELDS = [
-	'firstName',
-	'lastName',
-	'address1',
-	'locality',
-	'administrativeArea',
-	'postalCode',
-	'country',
-	'email',
-	'phoneNumber',
-] as const;
 
 /** Parses a callback body, or returns a reason why it is not a Little Pay callback. */
 export function parseCallback(rawBody: Buffer | string): ParsedCallback | { error: string } {
@@ -81,7 +71,7 @@ export function callbackToItem(
 			: {}
 	) as IDataObject;
 	const billingAddress: IDataObject = {};
-	for (const field of BILLING_FIELDS) billingAddress[field] = address[field] ?? null;
+	for (const field of BILLING_ADDRESS_FIELDS) billingAddress[field] = address[field] ?? null;
 	const item: IDataObject = {
 		eventId,
 		event: callback.event ?? null,

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
+	BILLING_ADDRESS_FIELDS,
 	invalidInput,
 	MAX_EXPIRES_IN_MINUTES,
 	requireText,
@@ -127,17 +128,8 @@ const billingOptions: INodeProperties[] = [
 	},
 ];
 
-/** The gateway's names of the billing address fields the Options collection may carry. */
-const BILLING_OPTION_NAMES = [
-	'firstName',
-	'lastName',
-	'address1',
-	'locality',
-	'administrativeArea',
-	'postalCode',
-	'country',
-	'email',
-];
+/** The billing address fields the Options collection may carry (the phone number is a field of its own). */
+const BILLING_OPTION_NAMES = BILLING_ADDRESS_FIELDS.filter((name) => name !== 'phoneNumber');
 
 const intentOptions: INodeProperties[] = [
 	{

@@ -60,6 +60,25 @@ export async function sandboxCredentials(
 	return { basicId, apiKeyId };
 }
 
+/** Creates a payment intent in the sandbox as a merchant's own code would (Client ID and Secret); returns its reference. */
+export async function createSandboxIntent(
+	sandbox: SandboxHandle,
+	intent: { amount: number; description: string; key: string },
+): Promise<string> {
+	const m = sandbox.merchant;
+	const res = await axios.post(
+		`${m.baseUrl}/api/payments/${m.tokenId}/pay`,
+		{
+			...intent,
+			currency: 'KES',
+			callbackUrl: 'http://127.0.0.1:9/cb',
+			payload: { billingAddress: { phoneNumber: '+254712345670' } },
+		},
+		{ auth: { username: m.clientId, password: m.clientSecret } },
+	);
+	return res.data.data.reference as string;
+}
+
 /**
  * POSTs to a production webhook of a workflow just activated: activation returns before n8n has
  * registered it, so a 404 is retried for up to `waitMs`. Returns the first other answer, whatever it is.

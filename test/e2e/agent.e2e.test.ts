@@ -13,7 +13,12 @@ import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
-import { postToNewWebhook, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
+import {
+	createSandboxIntent,
+	postToNewWebhook,
+	sandboxCredentials,
+	waitFor,
+} from '../../scripts/n8nRuns';
 
 jest.setTimeout(600000);
 
@@ -127,19 +132,11 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, pinDelayMs: 100, quiet: true });
 		// The payment the status and refund questions are about: 1,000 KES, completed.
-		const intent = await axios.post(
-			`${sandbox.merchant.baseUrl}/api/payments/${sandbox.merchant.tokenId}/pay`,
-			{
-				amount: 1000,
-				currency: 'KES',
-				description: 'Agent test',
-				callbackUrl: 'http://127.0.0.1:9/cb',
-				key: `agent${Date.now()}`,
-				payload: { billingAddress: { phoneNumber: '+254712345670' } },
-			},
-			{ auth: { username: sandbox.merchant.clientId, password: sandbox.merchant.clientSecret } },
-		);
-		paidReference = intent.data.data.reference as string;
+		paidReference = await createSandboxIntent(sandbox, {
+			amount: 1000,
+			description: 'Agent test',
+			key: `agent${Date.now()}`,
+		});
 		await axios.post(
 			`${sandbox.merchant.baseUrl}/pay/${paidReference}/process`,
 			{ type: 'MPESA', payment: { mobile: '254712345670' } },

@@ -13,7 +13,12 @@ import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
-import { loadExample, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
+import {
+	createSandboxIntent,
+	loadExample,
+	sandboxCredentials,
+	waitFor,
+} from '../../scripts/n8nRuns';
 
 jest.setTimeout(600000);
 
@@ -173,19 +178,11 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 	});
 
 	it('a status call answers', async () => {
-		const intent = await axios.post(
-			`${sandbox.merchant.baseUrl}/api/payments/${sandbox.merchant.tokenId}/pay`,
-			{
-				amount: 1200,
-				currency: 'KES',
-				description: 'MCP status',
-				callbackUrl: 'http://127.0.0.1:9/cb',
-				key: `mcp${Date.now()}`,
-				payload: { billingAddress: { phoneNumber: '+254712345670' } },
-			},
-			{ auth: { username: sandbox.merchant.clientId, password: sandbox.merchant.clientSecret } },
-		);
-		const reference = intent.data.data.reference as string;
+		const reference = await createSandboxIntent(sandbox, {
+			amount: 1200,
+			description: 'MCP status',
+			key: `mcp${Date.now()}`,
+		});
 		const out = await callTool('payment_status', { reference });
 		expect(out).toMatchObject({ reference, status: 'PENDING', amount: 1200 });
 	});

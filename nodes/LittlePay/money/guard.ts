@@ -207,6 +207,8 @@ export interface MoveRequest {
 	intentReference?: string;
 	/** Refunds: the payment, whose record says what is still refundable. */
 	paymentId?: string;
+	/** That payment's or intent's status record when the operation has already read it. */
+	record?: IDataObject;
 }
 
 /** Reads a payment's status record for the limits (a read: safe to send, retried like every read). */
@@ -253,7 +255,7 @@ export async function enforceLimits(
 	};
 	const recordId = request.intentReference ?? request.paymentId;
 	if (recordId !== undefined && (request.amount === undefined || request.kind === 'refund')) {
-		const record = await readPaymentRecord(context, itemIndex, recordId);
+		const record = request.record ?? (await readPaymentRecord(context, itemIndex, recordId));
 		move.currency = String(record.currency ?? move.currency ?? '');
 		if (request.amount === undefined) move.amount = Number(record.amount ?? 0);
 		if (request.kind === 'refund') {

@@ -132,7 +132,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const body: IDataObject = { amount };
 	if (reason) body.reason = reason;
 	if (callbackUrl) body.callbackUrl = callbackUrl;
-	await enforceLimits(this, itemIndex, { kind: 'refund', amount, paymentId });
+	await enforceLimits(this, itemIndex, { kind: 'refund', amount, paymentId, record });
 	sent.set({});
 	const { response } = await createOnce(
 		this,

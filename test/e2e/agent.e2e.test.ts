@@ -3,14 +3,13 @@
 // question, a refund over the cap, the same payout twice). The refusals reach the agent as data (the tool
 // messages n8n sends back to the model), and the sandbox's ledger shows what the limits allow and no more.
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import axios from 'axios';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
+import { fakeModel } from '../../scripts/fakeModel';
+import type { Json } from '../../scripts/fakeModel';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
 import {
@@ -21,74 +20,6 @@ import {
 } from '../../scripts/n8nRuns';
 
 jest.setTimeout(600000);
-
-type Json = Record<string, unknown>;
-type Message = { role: string; content?: unknown; tool_call_id?: string };
-type ToolCall = { name: string; args: Json };
-
-/**
- * A chat-completions server that plays a fixed script: the user's message names the scenario, and the
- * number of tool answers so far picks the step. Every request is kept, so the test can read what n8n
- * sent back to the model after each tool call.
- */
-async function fakeModel(script: Record<string, ToolCall[]>) {
-	const requests: Array<{ messages: Message[] }> = [];
-	let seq = 0;
-	const server: Server = createServer((req, res) => {
-		let raw = '';
-		req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
-		req.on('end', () => {
-			const body = JSON.parse(raw || '{}') as { messages?: Message[]; stream?: boolean };
-			const messages = body.messages ?? [];
-			requests.push({ messages });
-			const user = [...messages].reverse().find((m) => m.role === 'user');
-			const scenario = String(
-				typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content),
-			);
-			const steps = Object.entries(script).find(([name]) => scenario.includes(name))?.[1] ?? [];
-			const step = messages.filter((m) => m.role === 'tool').length;
-			const call = steps[step];
-			const id = `chatcmpl-${++seq}`;
-			const message = call
-				? {
-						role: 'assistant',
-						content: null,
-						tool_calls: [
-							{
-								id: `call_${seq}`,
-								type: 'function',
-								function: { name: call.name, arguments: JSON.stringify(call.args) },
-							},
-						],
-					}
-				: { role: 'assistant', content: 'Done.' };
-			const finish = call ? 'tool_calls' : 'stop';
-			if (body.stream) {
-				res.writeHead(200, { 'content-type': 'text/event-stream' });
-				const delta = call
-					? { role: 'assistant', tool_calls: [{ index: 0, ...message.tool_calls?.[0] }] }
-					: { role: 'assistant', content: 'Done.' };
-				const chunk = (d: Json, finishReason: string | null) =>
-					`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'gpt-4.1-mini', choices: [{ index: 0, delta: d, finish_reason: finishReason }] })}\n\n`;
-				res.end(`${chunk(delta, null)}${chunk({}, finish)}data: [DONE]\n\n`);
-				return;
-			}
-			res.writeHead(200, { 'content-type': 'application/json' });
-			res.end(
-				JSON.stringify({
-					id,
-					object: 'chat.completion',
-					created: 0,
-					model: 'gpt-4.1-mini',
-					choices: [{ index: 0, message, finish_reason: finish }],
-					usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-				}),
-			);
-		});
-	});
-	await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-	return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, server };
-}
 
 describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', () => {
 	let sandbox: SandboxHandle;

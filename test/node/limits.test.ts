@@ -508,6 +508,98 @@ describe('tool mode: a call moves money at most once, and distinct calls get dis
 	});
 });
 
+describe('tool mode: a chat session ties its messages together (AI Agent, one execution per message)', () => {
+	/** A tool call in a chat: the Chat Trigger's item (session and message) merged into the call. */
+	const chat = (sessionId: string, chatInput: string, args: Json): Json =>
+		call({ sessionId, chatInput, action: 'sendMessage', ...args });
+
+	it('an identical payout asked for again in a later message pays nothing new; another session pays', async () => {
+		const node = { id: randomUUID() };
+		const allowed = payoutParameters({ allowMoneyMoves: true });
+		const session = randomUUID();
+		const args = { amount: 210, to: '254712345670' };
+		const before = await payouts();
+		const first = await run(workflow(TOOL, allowed, [chat(session, 'pay Amina 210', args)], node));
+		const again = await run(
+			workflow(TOOL, allowed, [chat(session, 'did you pay Amina? pay her 210', args)], node),
+		);
+		const other = await run(
+			workflow(TOOL, allowed, [chat(randomUUID(), 'pay Amina 210', args)], node),
+		);
+		expect(outputs(again)[0]).toMatchObject({
+			id: outputs(first)[0].id,
+			key: outputs(first)[0].key,
+			repeated: true,
+		});
+		expect(outputs(other)[0].repeated).toBeUndefined();
+		expect((await newPayouts(before)).map((p) => p.key)).toEqual([
+			outputs(first)[0].key,
+			outputs(other)[0].key,
+		]);
+	});
+
+	it('the chat message merged into the call does not make an identical call look new', async () => {
+		const before = await payouts();
+		const args = { amount: 220, to: '254712345670' };
+		const result = await run(
+			workflow(TOOL, payoutParameters({ allowMoneyMoves: true }), [
+				call({ chatInput: 'pay 220', ...args }),
+				call({ chatInput: 'pay 220 again', ...args }),
+			]),
+		);
+		expect(outputs(result).map((o) => o.repeated ?? false)).toEqual([false, true]);
+		expect(await newPayouts(before)).toHaveLength(1);
+	});
+
+	it('Max Total per Chat Session counts every message of the session; a new session starts afresh', async () => {
+		const node = { id: randomUUID() };
+		const limited = payoutParameters({
+			allowMoneyMoves: true,
+			spendingLimits: { maxTotalPerSession: 300, maxTotalPerExecution: 1000 },
+		});
+		const session = randomUUID();
+		const ask = async (sessionId: string, amount: number) =>
+			outputs(
+				await run(
+					workflow(
+						TOOL,
+						limited,
+						[chat(sessionId, `pay ${amount}`, { amount, to: '254712345670' })],
+						node,
+					),
+				),
+			)[0];
+		const before = await payouts();
+		expect(await ask(session, 200)).toMatchObject({ outcome: 'accepted', amount: 200 });
+		await sb.received();
+		expect(await ask(session, 150)).toMatchObject({
+			refused: true,
+			sent: false,
+			limit: { field: 'maxTotalPerSession', label: 'Max Total per Chat Session', value: 300 },
+		});
+		expect(await moneyRequests()).toEqual([]);
+		expect(await ask(randomUUID(), 150)).toMatchObject({ outcome: 'accepted', amount: 150 });
+		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([200, 150]);
+	});
+
+	it('Max Count per Chat Session: a run without a chat session counts as one session', async () => {
+		const result = await run(
+			workflow(
+				TOOL,
+				payoutParameters({ allowMoneyMoves: true, spendingLimits: { maxCountPerSession: 1 } }),
+				[call({ amount: 230, to: '254712345670' }), call({ amount: 240, to: '254712345670' })],
+			),
+		);
+		const [first, second] = outputs(result);
+		expect(first).toMatchObject({ outcome: 'accepted', amount: 230 });
+		expect(second).toMatchObject({
+			refused: true,
+			limit: { field: 'maxCountPerSession', value: 1, setOn: 'node' },
+		});
+		expect(second.reason).toContain('in this chat session; at most 1 are allowed');
+	});
+});
+
 describe('limits in ordinary workflows, where set', () => {
 	it('a node limit fails the item before anything is sent, with the limit named', async () => {
 		const before = await payouts();
@@ -655,6 +747,7 @@ describe("the tool's default description", () => {
 			spendingLimits: {
 				maxAmount: 5000,
 				maxTotalPerExecution: 20000,
+				maxTotalPerSession: 30000,
 				allowedRecipients: '+254712345670, 2547*',
 				allowedNetworks: ['MPESA'],
 			},
@@ -665,7 +758,7 @@ describe("the tool's default description", () => {
 		expect(text).toContain('Phone numbers with their country code, as +254712345678');
 		expect(text).toContain('returns refused: true with the reason and the limit');
 		expect(text).toContain(
-			'Limits in force: at most 5000 per call; at most 20000 in total per agent run (over MCP: per hour), per currency; networks MPESA; only to these numbers: +254712345670, 2547*.',
+			'Limits in force: at most 5000 per call; at most 20000 in total per agent run (over MCP: per hour), per currency; at most 30000 in total per chat session, per currency; networks MPESA; only to these numbers: +254712345670, 2547*.',
 		);
 	});
 

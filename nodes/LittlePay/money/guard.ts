@@ -79,6 +79,26 @@ const FLOW_KEY = 'littlePayMoney';
 /** Tool windows of this n8n process, by `<workflow id>|<node id>`. */
 const toolWindows = new Map<string, MoneyMemory>();
 
+/**
+ * How long the node remembers a chat session's money moves, in this n8n process: an AI Agent runs
+ * one execution per chat message, and the session ties them together.
+ */
+export const SESSION_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** At most this many chat sessions are remembered; the least recently used are forgotten first. */
+const MAX_SESSIONS = 10000;
+
+/** Chat sessions of this n8n process, by `<workflow id>|<session id>`, least recently used first. */
+const sessions = new Map<string, MoneyMemory>();
+
+/** Forgets what a memory holds from before `since`, except calls still running. */
+function forgetBefore(memory: MoneyMemory, since: number): void {
+	memory.entries = memory.entries.filter((entry) => entry.at >= since);
+	for (const [callId, record] of Object.entries(memory.calls)) {
+		if ((record.at ?? 0) < since && !record.pending) delete memory.calls[callId];
+	}
+}
+
 /** The memory this run counts its money moves in: the execution, or (no execution) the tool window. */
 function memoryFor(context: IExecuteFunctions): MoneyMemory {
 	if (context.getExecutionId()) {
@@ -95,12 +115,43 @@ function memoryFor(context: IExecuteFunctions): MoneyMemory {
 		memory = { calls: {}, entries: [] };
 		toolWindows.set(id, memory);
 	}
-	const since = Date.now() - TOOL_WINDOW_MS;
-	memory.entries = memory.entries.filter((entry) => entry.at >= since);
-	for (const [callId, record] of Object.entries(memory.calls)) {
-		if ((record.at ?? 0) < since && !record.pending) delete memory.calls[callId];
-	}
+	forgetBefore(memory, Date.now() - TOOL_WINDOW_MS);
 	return memory;
+}
+
+/**
+ * The chat session of a tool call: the AI Agent hands a tool its own input item, which carries the
+ * Chat Trigger's `sessionId`. Over MCP and in ordinary workflows there is none.
+ */
+function sessionIdOf(context: IExecuteFunctions, itemIndex: number): string | undefined {
+	if (!isToolCall(context)) return undefined;
+	const id = context.getInputData()[itemIndex]?.json.sessionId;
+	return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** A chat session's memory, shared by the executions of its messages in this n8n process. */
+function sessionMemoryFor(context: IExecuteFunctions, sessionId: string): MoneyMemory {
+	const id = `${context.getWorkflow().id ?? ''}|${sessionId}`;
+	const memory = sessions.get(id) ?? { calls: {}, entries: [] };
+	sessions.delete(id);
+	sessions.set(id, memory);
+	for (const oldest of sessions.keys()) {
+		if (sessions.size <= MAX_SESSIONS) break;
+		sessions.delete(oldest);
+	}
+	forgetBefore(memory, Date.now() - SESSION_WINDOW_MS);
+	return memory;
+}
+
+/** Where a tool call's record lives: its chat session when it has one, else the execution's memory. */
+function callRecordFor(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	callId: string,
+): ToolCallRecord {
+	const session = sessionIdOf(context, itemIndex);
+	const memory = session ? sessionMemoryFor(context, session) : memoryFor(context);
+	return (memory.calls[callId] ??= { at: Date.now() });
 }
 
 function stableJson(value: unknown): string {
@@ -114,20 +165,36 @@ function stableJson(value: unknown): string {
 	return JSON.stringify(value) ?? 'null';
 }
 
-/** The tool call's arguments as n8n hands them to the node (the model's, plus the agent's item). */
-function callArguments(context: IExecuteFunctions, itemIndex: number): IDataObject {
-	const json = { ...(context.getInputData()[itemIndex]?.json ?? {}) };
-	delete json.toolCallId;
-	return json;
+/** Parameters that set the tool up rather than say what one call asks for. */
+const SETUP_PARAMETERS = new Set([
+	'toolDescription',
+	'descriptionType',
+	'allowMoneyMoves',
+	'spendingLimits',
+]);
+
+/**
+ * What a call asks for: the node's parameters as they resolve for this call, the model's `$fromAI`
+ * values included. The item itself is not compared: the AI Agent merges its own input (the chat
+ * message, the webhook's headers) into every tool call's item, so two messages asking for the same
+ * payout would never look identical.
+ */
+function callRequest(context: IExecuteFunctions, itemIndex: number): IDataObject {
+	const request: IDataObject = {};
+	for (const name of Object.keys(context.getNode().parameters)) {
+		if (SETUP_PARAMETERS.has(name)) continue;
+		request[name] = context.getNodeParameter(name, itemIndex, null) as IDataObject[string];
+	}
+	return request;
 }
 
 /**
- * A tool call's identity: the node, its operation and the arguments it was called with. An identical
- * call (same arguments) is the same money move, whatever `toolCallId` the agent gave the repeat.
+ * A tool call's identity: the node, its operation and what it asks for. An identical call (same
+ * resolved parameters) is the same money move, whatever `toolCallId` the agent gave the repeat.
  */
 function callIdOf(context: IExecuteFunctions, itemIndex: number, operationId: string): string {
 	const fingerprint = createHash('sha256')
-		.update(stableJson(callArguments(context, itemIndex)))
+		.update(stableJson(callRequest(context, itemIndex)))
 		.digest('hex')
 		.slice(0, 24);
 	return `${context.getNode().id}|${operationId}|${fingerprint}`;
@@ -148,9 +215,8 @@ export function toolCallKey(
 	itemIndex: number,
 	runToken: string,
 ): string {
-	const memory = memoryFor(context);
 	const callId = callIdOf(context, itemIndex, operationIdOf(context));
-	const record = (memory.calls[callId] ??= { at: Date.now() });
+	const record = callRecordFor(context, itemIndex, callId);
 	if (record.key) return record.key;
 	const toolCallId = context.getInputData()[itemIndex]?.json.toolCallId;
 	record.key = createHash('sha256')
@@ -167,7 +233,8 @@ export function toolCallRecordId(context: IExecuteFunctions, itemIndex: number):
 
 /** What a money move reserved against the limits, until the router settles it. */
 interface Reservation {
-	memory: MoneyMemory;
+	/** The execution's memory, and the chat session's when there is one. */
+	memories: MoneyMemory[];
 	entries: SpentEntry[];
 }
 
@@ -184,16 +251,19 @@ function spentIn(memory: MoneyMemory, scope: string, exceptMove: string): Spent 
 	return spent;
 }
 
-function pendingRefunds(memory: MoneyMemory, paymentId: string, exceptMove: string): number {
-	return memory.entries
-		.filter(
-			(e) =>
-				e.paymentId === paymentId &&
-				e.refundPending &&
-				e.scope.startsWith('node:') &&
-				e.move !== exceptMove,
+/** Refunds of a payment sent from these memories and not known to be completed, each counted once. */
+function pendingRefunds(memories: MoneyMemory[], paymentId: string, exceptMove: string): number {
+	const pending = new Map<string, number>();
+	for (const entry of memories.flatMap((memory) => memory.entries)) {
+		if (
+			entry.paymentId === paymentId &&
+			entry.refundPending &&
+			entry.scope.startsWith('node:') &&
+			entry.move !== exceptMove
 		)
-		.reduce((sum, e) => sum + e.amount, 0);
+			pending.set(entry.move, entry.amount);
+	}
+	return [...pending.values()].reduce((sum, amount) => sum + amount, 0);
 }
 
 /** The details a money-moving operation knows before sending. */
@@ -265,11 +335,14 @@ export async function enforceLimits(
 		}
 	}
 	const memory = memoryFor(context);
+	const session = sessionIdOf(context, itemIndex);
+	const sessionMemory = session ? sessionMemoryFor(context, session) : undefined;
+	const memories = sessionMemory ? [memory, sessionMemory] : [memory];
 	const moveId = tool
 		? `tool|${callIdOf(context, itemIndex, operationIdOf(context))}`
 		: `${node.id}|${String(context.getWorkflowDataProxy(itemIndex).$runIndex)}|${itemIndex}`;
 	if (move.refundable !== undefined && move.paymentId !== undefined)
-		move.refundable -= pendingRefunds(memory, move.paymentId, moveId);
+		move.refundable -= pendingRefunds(memories, move.paymentId, moveId);
 	// Everything from here to the reservation is synchronous: concurrent items (payout runs with
 	// Concurrency) cannot both pass a total that only one of them fits in.
 	checkRefundable(node, itemIndex, move);
@@ -281,10 +354,12 @@ export async function enforceLimits(
 		},
 	];
 	for (const { scope, limits } of scopes) {
-		checkLimits(node, itemIndex, move, limits, spentIn(memory, scope, moveId));
+		checkLimits(node, itemIndex, move, limits, {
+			execution: spentIn(memory, scope, moveId),
+			session: spentIn(sessionMemory ?? memory, scope, moveId),
+		});
 	}
 	const at = Date.now();
-	memory.entries = memory.entries.filter((entry) => entry.move !== moveId);
 	const entries = scopes.map(({ scope }) => ({
 		move: moveId,
 		at,
@@ -293,13 +368,16 @@ export async function enforceLimits(
 		currency: move.currency.toUpperCase(),
 		...(move.kind === 'refund' ? { paymentId: move.paymentId, refundPending: true } : {}),
 	}));
-	memory.entries.push(...entries);
+	for (const each of memories) {
+		each.entries = each.entries.filter((entry) => entry.move !== moveId);
+		each.entries.push(...entries);
+	}
 	let byItem = reservations.get(context);
 	if (!byItem) {
 		byItem = new Map();
 		reservations.set(context, byItem);
 	}
-	byItem.set(itemIndex, { memory, entries });
+	byItem.set(itemIndex, { memories, entries });
 }
 
 /** Whether an error proves the gateway refused the request, so no money moved. */
@@ -323,9 +401,10 @@ function settle(
 	const reservation = byItem?.get(itemIndex);
 	if (!reservation) return false;
 	byItem?.delete(itemIndex);
-	const { memory, entries } = reservation;
+	const { memories, entries } = reservation;
 	if (error !== undefined && gatewayRefused(error)) {
-		memory.entries = memory.entries.filter((entry) => !entries.includes(entry));
+		for (const memory of memories)
+			memory.entries = memory.entries.filter((entry) => !entries.includes(entry));
 	} else if (answer && answer.status === 'COMPLETED') {
 		for (const entry of entries) delete entry.refundPending;
 	}
@@ -427,9 +506,7 @@ async function runToolMove(
 			'Tell the user that a person has to do this; nothing was sent',
 		);
 	}
-	const memory = memoryFor(context);
-	const callId = callIdOf(context, itemIndex, operationId);
-	const record = (memory.calls[callId] ??= { at: Date.now() });
+	const record = callRecordFor(context, itemIndex, callIdOf(context, itemIndex, operationId));
 	if (record.answer) {
 		return {
 			...record.answer,

@@ -40,6 +40,9 @@ export interface LimitSet {
 	maxAmount?: number;
 	maxTotalPerExecution?: number;
 	maxCountPerExecution?: number;
+	/** Per chat session (an AI Agent's sessionId); a run without one counts as its own session. */
+	maxTotalPerSession?: number;
+	maxCountPerSession?: number;
 	currencies?: string[];
 	networks?: string[];
 	recipients?: string[];
@@ -80,6 +83,8 @@ const NODE_LIMIT_FIELDS: Record<string, string> = {
 	allowedCurrencies: 'Allowed Currencies',
 	allowedNetworks: 'Allowed Networks',
 	allowedRecipients: 'Allowed Recipients',
+	maxCountPerSession: 'Max Count per Chat Session',
+	maxTotalPerSession: 'Max Total per Chat Session',
 };
 
 /** The node's Spending Limits, shown on every money-moving operation, in workflows and in tool mode. */
@@ -140,6 +145,16 @@ export const spendingLimitsProperty: INodeProperties = {
 				"The largest single payment, payout or refund, in the currency's main unit (1500 = KES 1,500); 0 = no limit",
 		},
 		{
+			displayName: 'Max Count per Chat Session',
+			name: 'maxCountPerSession',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 0 },
+			default: 0,
+			noDataExpression: true,
+			description:
+				"As an AI Agent's tool: how many money moves this node may make in one chat session, over all its messages (kept in this n8n process for 24 hours); a run without a chat session counts as one session. 0 = no limit.",
+		},
+		{
 			displayName: 'Max Count per Execution',
 			name: 'maxCountPerExecution',
 			type: 'number',
@@ -147,6 +162,16 @@ export const spendingLimitsProperty: INodeProperties = {
 			default: 0,
 			noDataExpression: true,
 			description: 'How many money moves this node may make in one execution; 0 = no limit',
+		},
+		{
+			displayName: 'Max Total per Chat Session',
+			name: 'maxTotalPerSession',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			noDataExpression: true,
+			description:
+				"As an AI Agent's tool: the most this node may move in one chat session, per currency, in the main unit (kept in this n8n process for 24 hours); a run without a chat session counts as one session. 0 = no limit.",
 		},
 		{
 			displayName: 'Max Total per Execution',
@@ -288,6 +313,20 @@ export function nodeLimits(
 			'Max Count per Execution',
 			where,
 		),
+		maxTotalPerSession: limitNumber(
+			node,
+			itemIndex,
+			limits.maxTotalPerSession,
+			NODE_LIMIT_FIELDS.maxTotalPerSession,
+			where,
+		),
+		maxCountPerSession: limitNumber(
+			node,
+			itemIndex,
+			limits.maxCountPerSession,
+			NODE_LIMIT_FIELDS.maxCountPerSession,
+			where,
+		),
 		currencies: upperList(limits.allowedCurrencies),
 		networks: upperList(limits.allowedNetworks),
 		recipients:
@@ -345,6 +384,8 @@ export function hasLimits(limits: LimitSet): boolean {
 		limits.maxAmount !== undefined ||
 		limits.maxTotalPerExecution !== undefined ||
 		limits.maxCountPerExecution !== undefined ||
+		limits.maxTotalPerSession !== undefined ||
+		limits.maxCountPerSession !== undefined ||
 		limits.currencies !== undefined ||
 		limits.networks !== undefined ||
 		limits.recipients !== undefined
@@ -370,6 +411,37 @@ export interface Spent {
 	totals: Record<string, number>;
 }
 
+/** What was already moved in the two periods limits count over. */
+export interface SpentSoFar {
+	execution: Spent;
+	/** The chat session's moves (this execution's included); the execution's when there is no session. */
+	session: Spent;
+}
+
+/** A period that count and total limits apply to, with its limits' fields and words. */
+interface Period {
+	name: 'execution' | 'session';
+	countField: 'maxCountPerExecution' | 'maxCountPerSession';
+	totalField: 'maxTotalPerExecution' | 'maxTotalPerSession';
+	/** "this execution", "this chat session" */
+	words: string;
+}
+
+const PERIODS: Period[] = [
+	{
+		name: 'execution',
+		countField: 'maxCountPerExecution',
+		totalField: 'maxTotalPerExecution',
+		words: 'this execution',
+	},
+	{
+		name: 'session',
+		countField: 'maxCountPerSession',
+		totalField: 'maxTotalPerSession',
+		words: 'this chat session',
+	},
+];
+
 function format(amount: number, currency: string): string {
 	return `${currency} ${amount.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
 }
@@ -383,7 +455,7 @@ export function checkLimits(
 	itemIndex: number,
 	move: MoneyMove,
 	limits: LimitSet,
-	spent: Spent,
+	spent: SpentSoFar,
 ): void {
 	const on = limits.source === 'node' ? "this node's Spending Limits" : 'the credential';
 	const refuse = (
@@ -439,25 +511,27 @@ export function checkLimits(
 			`Ask for ${format(limits.maxAmount, move.currency)} or less, or have a person make this ${word}`,
 		);
 	}
-	if (limits.maxCountPerExecution !== undefined && spent.count + 1 > limits.maxCountPerExecution) {
-		refuse(
-			`This would be money move ${spent.count + 1} in this execution; at most ${limits.maxCountPerExecution} are allowed (set on ${on})`,
-			'maxCountPerExecution',
-			limits.maxCountPerExecution,
-			'Nothing more can be sent in this execution; have a person make this one',
-		);
-	}
-	const already = spent.totals[move.currency.toUpperCase()] ?? 0;
-	if (
-		limits.maxTotalPerExecution !== undefined &&
-		already + move.amount > limits.maxTotalPerExecution
-	) {
-		refuse(
-			`${format(move.amount, move.currency)} would bring this execution's total to ${format(already + move.amount, move.currency)}, above the maximum of ${format(limits.maxTotalPerExecution, move.currency)} (set on ${on}; ${format(already, move.currency)} already moved)`,
-			'maxTotalPerExecution',
-			limits.maxTotalPerExecution,
-			`At most ${format(Math.max(0, limits.maxTotalPerExecution - already), move.currency)} more can be moved in this execution`,
-		);
+	for (const period of PERIODS) {
+		const spentInPeriod = spent[period.name];
+		const maxCount = limits[period.countField];
+		if (maxCount !== undefined && spentInPeriod.count + 1 > maxCount) {
+			refuse(
+				`This would be money move ${spentInPeriod.count + 1} in ${period.words}; at most ${maxCount} are allowed (set on ${on})`,
+				period.countField,
+				maxCount,
+				`Nothing more can be sent in ${period.words}; have a person make this one`,
+			);
+		}
+		const maxTotal = limits[period.totalField];
+		const already = spentInPeriod.totals[move.currency.toUpperCase()] ?? 0;
+		if (maxTotal !== undefined && already + move.amount > maxTotal) {
+			refuse(
+				`${format(move.amount, move.currency)} would bring the total of ${period.words} to ${format(already + move.amount, move.currency)}, above the maximum of ${format(maxTotal, move.currency)} (set on ${on}; ${format(already, move.currency)} already moved)`,
+				period.totalField,
+				maxTotal,
+				`At most ${format(Math.max(0, maxTotal - already), move.currency)} more can be moved in ${period.words}`,
+			);
+		}
 	}
 }
 

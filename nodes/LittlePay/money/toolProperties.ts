@@ -18,7 +18,7 @@ const UNITS =
 const NUMBERS =
 	'Phone numbers with their country code, as +254712345678 or 254712345678 (0712345678 is read with the Country set in the tool).';
 const REFUSALS =
-	'A call outside the limits returns refused: true with the reason and the limit, and sends nothing: tell the user, do not retry it or split it into smaller ones. An identical call repeated in the same agent run (over MCP: within an hour) returns the first answer (repeated: true) and moves no money again.';
+	'A call outside the limits returns refused: true with the reason and the limit, and sends nothing: tell the user, do not retry it or split it into smaller ones. An identical call repeated in the same agent run or chat session (over MCP: within an hour) returns the first answer (repeated: true) and moves no money again.';
 
 /** The limits in force, as n8n renders the default tool description (an expression over the node's own limits). */
 const LIMITS_IN_FORCE = [
@@ -26,6 +26,8 @@ const LIMITS_IN_FORCE = [
 	"if (l.maxAmount) parts.push('at most ' + l.maxAmount + ' per call');",
 	"if (l.maxTotalPerExecution) parts.push('at most ' + l.maxTotalPerExecution + ' in total per agent run (over MCP: per hour), per currency');",
 	"if (l.maxCountPerExecution) parts.push('at most ' + l.maxCountPerExecution + ' calls that move money per agent run (over MCP: per hour)');",
+	"if (l.maxTotalPerSession) parts.push('at most ' + l.maxTotalPerSession + ' in total per chat session, per currency');",
+	"if (l.maxCountPerSession) parts.push('at most ' + l.maxCountPerSession + ' calls that move money per chat session');",
 	"if (l.allowedCurrencies) parts.push('currencies ' + l.allowedCurrencies);",
 	"if (l.allowedNetworks && l.allowedNetworks.length) parts.push('networks ' + l.allowedNetworks.join(', '));",
 	"if (l.allowedRecipients) parts.push('only to these numbers: ' + String(l.allowedRecipients).split(/[,;\\n]/).map(s => s.trim()).filter(s => s).join(', '));",
@@ -60,7 +62,7 @@ export const moneyNotices: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'The AI model can now move money with this tool: it chooses every value written as $fromAI (✨), so anyone who can prompt it can ask for any amount or number. Only the Spending Limits below and on the credential hold it; an identical call in one agent run moves money once.',
+			'The AI model can now move money with this tool: it chooses every value written as $fromAI (✨), so anyone who can prompt it can ask for any amount or number. Only the Spending Limits below and on the credential hold it; an identical call in one agent run or chat session moves money once.',
 		name: 'moneyMovesOnNotice',
 		type: 'notice',
 		default: '',

@@ -1,7 +1,8 @@
 // Little Pay tools in n8n's AI Agent (issue 19), in a real n8n 2.41.1: the OpenAI Chat Model's credential
 // points at a fake chat-completions server on loopback that answers with fixed tool calls (a status
-// question, a refund over the cap, the same payout twice). The refusals reach the agent as data (the tool
-// messages n8n sends back to the model), and the sandbox's ledger shows what the limits allow and no more.
+// question, a refund over the cap, the same payout twice, and a chat session over several messages). The
+// refusals reach the agent as data (the tool messages n8n sends back to the model), and the sandbox's ledger
+// shows what the limits allow and no more.
 import { randomUUID } from 'node:crypto';
 
 import axios from 'axios';
@@ -29,18 +30,44 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 	let path: string;
 	let paidReference: string;
 	let workflowId: string;
+	let chatWorkflowId: string;
+	let chatWebhookId: string;
 
 	const ledger = async () =>
 		(await axios.get(`${sandbox.merchant.baseUrl}/sandbox/ledger`)).data.data;
 
 	/** Sends one message to the agent, waits for its execution, and returns the tool answers the model got. */
 	async function ask(message: string): Promise<Json[]> {
-		const known = new Set((await api.executions(workflowId)).map((e) => e.id));
-		const res = await postToNewWebhook(`${n8n.url}/webhook/${path}`, { message });
-		if (res.status !== 200)
-			throw new Error(`agent: HTTP ${res.status} ${JSON.stringify(res.data)}`);
+		return await answered(workflowId, message, async () => {
+			const res = await postToNewWebhook(`${n8n.url}/webhook/${path}`, { message });
+			if (res.status !== 200)
+				throw new Error(`agent: HTTP ${res.status} ${JSON.stringify(res.data)}`);
+		});
+	}
+
+	/** Sends one chat message in a session, as n8n's chat widget does, and returns the tool answers. */
+	async function chat(sessionId: string, chatInput: string): Promise<Json[]> {
+		return await answered(chatWorkflowId, chatInput, async () => {
+			const res = await postToNewWebhook(`${n8n.url}/webhook/${chatWebhookId}/chat`, {
+				action: 'sendMessage',
+				sessionId,
+				chatInput,
+			});
+			if (res.status !== 200)
+				throw new Error(`chat: HTTP ${res.status} ${JSON.stringify(res.data)}`);
+		});
+	}
+
+	/** Sends a message, waits for the new execution of the workflow, and reads what the model was told. */
+	async function answered(
+		workflow: string,
+		message: string,
+		send: () => Promise<void>,
+	): Promise<Json[]> {
+		const known = new Set((await api.executions(workflow)).map((e) => e.id));
+		await send();
 		const execution = await waitFor('the agent execution', async () => {
-			const done = (await api.executions(workflowId)).find(
+			const done = (await api.executions(workflow)).find(
 				(e) => !known.has(e.id) && e.status !== 'running' && e.status !== 'new',
 			);
 			return done;
@@ -86,6 +113,11 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 				{ name: 'payout', args: { amount: 500, to: '254712345670' } },
 			],
 			'pay out too much': [{ name: 'payout', args: { amount: 5000, to: '254712345670' } }],
+			'pay Amina 300': [{ name: 'payout', args: { amount: 300, to: '254712345670' } }],
+			'did it go? pay her 300 then': [
+				{ name: 'payout', args: { amount: 300, to: '254712345670' } },
+			],
+			'now pay Baraka 600': [{ name: 'payout', args: { amount: 600, to: '254712345680' } }],
 		});
 		n8n = await startN8n();
 		api = new N8nApi(n8n.url);
@@ -199,6 +231,61 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 		});
 		workflowId = created.id;
 		await api.activateWorkflow(created.id, created.versionId);
+
+		// A public chat (the widget's webhook) whose payout tool may move at most KES 800 per chat session.
+		chatWebhookId = randomUUID();
+		const chatPayout = tool(
+			'payout',
+			{
+				...tools[2].parameters,
+				spendingLimits: { maxAmount: 1000, maxTotalPerSession: 800 },
+			},
+			200,
+		);
+		const chatCreated = await api.createWorkflow({
+			name: 'Little Pay chat agent',
+			settings: { executionOrder: 'v1' },
+			nodes: [
+				{
+					name: 'When Chat Message Received',
+					type: '@n8n/n8n-nodes-langchain.chatTrigger',
+					typeVersion: 1.1,
+					position: [0, 0],
+					webhookId: chatWebhookId,
+					parameters: { public: true, mode: 'webhook', options: {} },
+				},
+				{
+					name: 'AI Agent',
+					type: '@n8n/n8n-nodes-langchain.agent',
+					typeVersion: 3.1,
+					position: [220, 0],
+					parameters: { options: {} },
+				},
+				{
+					name: 'OpenAI Chat Model',
+					type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+					typeVersion: 1.2,
+					position: [100, 200],
+					parameters: {
+						model: { __rl: true, value: 'gpt-4.1-mini', mode: 'list' },
+						options: {},
+					},
+					credentials: { openAiApi: { id: openAiId, name: 'fake model' } },
+				},
+				chatPayout,
+			],
+			connections: {
+				'When Chat Message Received': {
+					main: [[{ node: 'AI Agent', type: 'main', index: 0 }]],
+				},
+				'OpenAI Chat Model': {
+					ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
+				},
+				payout: { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+			},
+		});
+		chatWorkflowId = chatCreated.id;
+		await api.activateWorkflow(chatCreated.id, chatCreated.versionId);
 	});
 
 	afterAll(async () => {
@@ -234,5 +321,24 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 		expect(payouts.slice(before).map((p) => ({ amount: p.amount, key: p.key }))).toEqual([
 			{ amount: 500, key: first.key },
 		]);
+	});
+
+	it('a chat session: the same payout asked again in the next message pays once, and the session total holds across messages', async () => {
+		const before = ((await ledger()).disbursements as Array<{ id: string }>).length;
+		const session = randomUUID();
+		const [first] = await chat(session, 'pay Amina 300');
+		expect(first).toMatchObject({ outcome: 'accepted', amount: 300 });
+		const [again] = await chat(session, 'did it go? pay her 300 then');
+		expect(again).toMatchObject({ id: first.id, key: first.key, repeated: true });
+		const [over] = await chat(session, 'now pay Baraka 600');
+		expect(over).toMatchObject({
+			refused: true,
+			sent: false,
+			limit: { field: 'maxTotalPerSession', value: 800, setOn: 'node' },
+		});
+		const [otherSession] = await chat(randomUUID(), 'now pay Baraka 600');
+		expect(otherSession).toMatchObject({ outcome: 'accepted', amount: 600 });
+		const payouts = (await ledger()).disbursements as Array<{ amount: number; to: string }>;
+		expect(payouts.slice(before).map((p) => p.amount)).toEqual([300, 600]);
 	});
 });

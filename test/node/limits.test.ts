@@ -458,6 +458,18 @@ describe('tool mode: a call moves money at most once, and distinct calls get dis
 		expect((await newPayouts(before)).map((p) => p.amount).sort()).toEqual([150, 160]);
 	});
 
+	it('MCP in queue mode (an execution per call, no toolCallId): the same call in a second execution pays nothing new', async () => {
+		const node = { id: randomUUID() };
+		const before = await payouts();
+		const args = { amount: 155, to: '254712345670' };
+		const first = await run(workflow(TOOL, allowed, [args], node));
+		const again = await run(workflow(TOOL, allowed, [args], node));
+		const other = await run(workflow(TOOL, allowed, [{ ...args, amount: 165 }], node));
+		expect(outputs(again)[0]).toMatchObject({ key: outputs(first)[0].key, repeated: true });
+		expect(outputs(other)[0].key).not.toEqual(outputs(first)[0].key);
+		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([155, 165]);
+	});
+
 	it('MCP path (no execution): Max Total per Execution counts the calls of the last hour', async () => {
 		const node = { id: randomUUID() };
 		const limited = payoutParameters({

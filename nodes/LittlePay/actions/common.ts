@@ -124,7 +124,7 @@ export function runToken(context: IExecuteFunctions): string | undefined {
 	if (typeof flow[RUN_TOKEN] === 'string') return flow[RUN_TOKEN] as string;
 	if (context.getMode() === 'retry') return undefined;
 	// n8n runs a tool called over its MCP Server Trigger outside any execution (no id, a fresh context
-	// per call): a token made for that call keeps its keys apart from every other call's.
+	// per call): such a call gets a token of its own, though its keys come from toolCallKey alone.
 	flow[RUN_TOKEN] = context.getExecutionId() || `call${randomUUID()}`;
 	return flow[RUN_TOKEN] as string;
 }

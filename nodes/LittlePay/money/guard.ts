@@ -34,10 +34,21 @@ export function isToolCall(context: IExecuteFunctions): boolean {
 }
 
 /**
- * How long, in tool calls that n8n runs outside any execution (the MCP Server Trigger calls tools while
- * answering the MCP request, with no execution id and a fresh execution context each call), the node
- * remembers its money moves: such calls within this window count as one execution for the limits,
- * and an identical call within it returns the first answer.
+ * Whether a tool call comes from outside the AI Agent's engine: the Agent (v3) puts its `toolCallId`
+ * into every call's item, while a tool n8n invokes directly gets only the model's arguments. That is
+ * the MCP Server Trigger, which runs each call while answering the MCP request (no execution) or, in
+ * queue mode, in an execution of its own on a worker; and the older Agent versions' direct calls.
+ */
+export function isDirectToolCall(context: IExecuteFunctions, itemIndex: number): boolean {
+	return (
+		isToolCall(context) && typeof context.getInputData()[itemIndex]?.json.toolCallId !== 'string'
+	);
+}
+
+/**
+ * How long the node remembers the money moves of direct tool calls (MCP) in the n8n process: no
+ * execution ties such calls together, so the calls within this window count as one execution for the
+ * limits, and an identical call within it returns the first answer.
  */
 export const TOOL_WINDOW_MS = 60 * 60 * 1000;
 
@@ -99,9 +110,12 @@ function forgetBefore(memory: MoneyMemory, since: number): void {
 	}
 }
 
-/** The memory this run counts its money moves in: the execution, or (no execution) the tool window. */
-function memoryFor(context: IExecuteFunctions): MoneyMemory {
-	if (context.getExecutionId()) {
+/**
+ * The memory a call counts its money moves in: the execution's flow context, or for a direct tool
+ * call (MCP: no execution, or in queue mode one execution per call) the tool window.
+ */
+function memoryFor(context: IExecuteFunctions, itemIndex: number): MoneyMemory {
+	if (context.getExecutionId() && !isDirectToolCall(context, itemIndex)) {
 		const flow = context.getContext('flow');
 		const stored = flow[FLOW_KEY] as MoneyMemory | undefined;
 		if (stored && typeof stored === 'object') return stored;
@@ -150,7 +164,7 @@ function callRecordFor(
 	callId: string,
 ): ToolCallRecord {
 	const session = sessionIdOf(context, itemIndex);
-	const memory = session ? sessionMemoryFor(context, session) : memoryFor(context);
+	const memory = session ? sessionMemoryFor(context, session) : memoryFor(context, itemIndex);
 	return (memory.calls[callId] ??= { at: Date.now() });
 }
 
@@ -205,10 +219,12 @@ function operationIdOf(context: IExecuteFunctions): string {
 }
 
 /**
- * The generated key of a money-moving tool call: from the run token (the execution's, or one made for
- * a call n8n runs outside any execution) and the agent's `toolCallId` when there is one, else the
- * call's arguments; never a constant per node. An identical call and every Retry On Fail try of it
- * reuse the key of the first, so the gateway's one record per key settles what a lost answer left open.
+ * The generated key of a money-moving tool call, never a constant per node. An Agent's call: from the
+ * execution's run token, the call's request and `toolCallId`. A direct (MCP) call: from the workflow,
+ * the call's request and the hour, with no process state in it, so an identical call that reaches
+ * another process in the same hour (a second queue-mode worker, a restarted n8n) carries the same key
+ * and the gateway's one record per key pays it once. An identical call and every Retry On Fail try of
+ * it reuse the key of the first, so a lost answer is settled by the gateway's record.
  */
 export function toolCallKey(
 	context: IExecuteFunctions,
@@ -219,10 +235,10 @@ export function toolCallKey(
 	const record = callRecordFor(context, itemIndex, callId);
 	if (record.key) return record.key;
 	const toolCallId = context.getInputData()[itemIndex]?.json.toolCallId;
-	record.key = createHash('sha256')
-		.update(`${runToken}|${callId}|${typeof toolCallId === 'string' ? toolCallId : ''}`)
-		.digest('hex')
-		.slice(0, 12);
+	const seed = isDirectToolCall(context, itemIndex)
+		? `direct|${context.getWorkflow().id ?? ''}|${callId}|${Math.floor(Date.now() / TOOL_WINDOW_MS)}`
+		: `${runToken}|${callId}|${String(toolCallId)}`;
+	record.key = createHash('sha256').update(seed).digest('hex').slice(0, 12);
 	return record.key;
 }
 
@@ -334,7 +350,7 @@ export async function enforceLimits(
 			move.refundable = paid - (Number.isFinite(refunded) ? refunded : 0);
 		}
 	}
-	const memory = memoryFor(context);
+	const memory = memoryFor(context, itemIndex);
 	const session = sessionIdOf(context, itemIndex);
 	const sessionMemory = session ? sessionMemoryFor(context, session) : undefined;
 	const memories = sessionMemory ? [memory, sessionMemory] : [memory];

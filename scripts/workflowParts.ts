@@ -1,5 +1,5 @@
 // Nodes the real-n8n tests and benches build workflows from: a production Webhook that answers at
-// once, the Little Pay node with the sandbox credentials, a No Operation, and a straight chain.
+// once, the Little Pay node (and its tool) with the sandbox credentials, a No Operation, and a chain.
 import { randomUUID } from 'node:crypto';
 
 type Json = Record<string, unknown>;
@@ -52,6 +52,19 @@ export function littlePayNode(
 			littlePayBasicApi: { id: ids.basicId, name: 'basic' },
 			littlePayApiKeyApi: { id: ids.apiKeyId, name: 'key' },
 		},
+	};
+}
+
+/** A Little Pay Tool node (for an AI Agent or an MCP Server Trigger) with both sandbox credentials. */
+export function littlePayToolNode(
+	name: string,
+	parameters: Json,
+	ids: { basicId: string; apiKeyId: string },
+	y: number,
+): Json {
+	return {
+		...littlePayNode(parameters, ids, [0, y], name),
+		type: 'n8n-nodes-littlepay.littlePayTool',
 	};
 }
 

@@ -19,6 +19,7 @@ import {
 	sandboxCredentials,
 	waitFor,
 } from '../../scripts/n8nRuns';
+import { littlePayToolNode } from '../../scripts/workflowParts';
 
 jest.setTimeout(600000);
 
@@ -127,18 +128,8 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 			apiKey: 'sk-test',
 			url: model.url,
 		});
-		const littlePay = {
-			littlePayBasicApi: { id: ids.basicId, name: 'basic' },
-			littlePayApiKeyApi: { id: ids.apiKeyId, name: 'key' },
-		};
-		const tool = (name: string, parameters: Json, y: number) => ({
-			name,
-			type: 'n8n-nodes-littlepay.littlePayTool',
-			typeVersion: 1,
-			position: [400, y],
-			parameters,
-			credentials: littlePay,
-		});
+		const tool = (name: string, parameters: Json, y: number) =>
+			littlePayToolNode(name, parameters, ids, y);
 		path = `agent-${randomUUID()}`;
 		const tools = [
 			tool(
@@ -237,7 +228,7 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 		const chatPayout = tool(
 			'payout',
 			{
-				...tools[2].parameters,
+				...(tools[2].parameters as Json),
 				spendingLimits: { maxAmount: 1000, maxTotalPerSession: 800 },
 			},
 			200,

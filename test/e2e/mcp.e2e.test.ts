@@ -4,21 +4,21 @@
 // payout pays once, the same call repeated pays nothing new, and a wrong token is refused.
 import { randomUUID } from 'node:crypto';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import axios from 'axios';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
+import {
+	callMcpTool,
+	connectMcp,
+	mcpWorkflow,
+	payoutToolParameters,
+} from '../../scripts/mcpClient';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
-import {
-	createSandboxIntent,
-	loadExample,
-	sandboxCredentials,
-	waitFor,
-} from '../../scripts/n8nRuns';
+import { createSandboxIntent, loadExample, sandboxCredentials } from '../../scripts/n8nRuns';
+import { littlePayToolNode } from '../../scripts/workflowParts';
 
 jest.setTimeout(600000);
 
@@ -26,34 +26,6 @@ type Json = Record<string, unknown>;
 type Payout = { id: string; key: string; amount: number; to: string };
 
 const TOKEN = `mcp-${randomUUID()}`;
-
-function tool(
-	name: string,
-	parameters: Json,
-	ids: { basicId: string; apiKeyId: string },
-	y: number,
-): Json {
-	return {
-		name,
-		type: 'n8n-nodes-littlepay.littlePayTool',
-		typeVersion: 1,
-		position: [0, y],
-		parameters,
-		credentials: {
-			littlePayBasicApi: { id: ids.basicId, name: 'basic' },
-			littlePayApiKeyApi: { id: ids.apiKeyId, name: 'key' },
-		},
-	};
-}
-
-const payoutParameters = (extra: Json = {}): Json => ({
-	resource: 'disbursement',
-	operation: 'create',
-	method: 'MPESA',
-	amount: "={{ $fromAI('amount', 'Amount in KES, main unit', 'number') }}",
-	to: "={{ $fromAI('to', 'Recipient mobile number with country code', 'string') }}",
-	...extra,
-});
 
 describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () => {
 	let sandbox: SandboxHandle;
@@ -66,21 +38,7 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 	const payouts = async (): Promise<Payout[]> =>
 		(await axios.get(`${sandbox.merchant.baseUrl}/sandbox/ledger`)).data.data.disbursements;
 
-	/** Calls a tool and returns the node's output item (n8n sends the items as JSON text). */
-	async function callTool(name: string, args: Json): Promise<Json> {
-		const result = (await client.callTool({ name, arguments: args })) as {
-			content: Array<{ type: string; text: string }>;
-			isError?: boolean;
-		};
-		const text = result.content.find((c) => c.type === 'text')?.text ?? '';
-		let parsed: unknown;
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			throw new Error(`${name} answered ${result.isError ? 'an error' : 'text'}: ${text}`);
-		}
-		return (Array.isArray(parsed) ? parsed[0] : parsed) as Json;
-	}
+	const callTool = (name: string, args: Json) => callMcpTool(client, name, args);
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true });
@@ -91,7 +49,7 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 		const bearerId = await api.createCredential('mcp bearer', 'httpBearerAuth', { token: TOKEN });
 		const path = `littlepay-${randomUUID()}`;
 		const tools = [
-			tool(
+			littlePayToolNode(
 				'payment_status',
 				{
 					resource: 'payment',
@@ -101,10 +59,10 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 				ids,
 				0,
 			),
-			tool('payout_at_defaults', payoutParameters(), ids, 150),
-			tool(
+			littlePayToolNode('payout_at_defaults', payoutToolParameters(), ids, 150),
+			littlePayToolNode(
 				'payout',
-				payoutParameters({
+				payoutToolParameters({
 					allowMoneyMoves: true,
 					spendingLimits: {
 						maxAmount: 1000,
@@ -116,40 +74,12 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 				300,
 			),
 		];
-		const created = await api.createWorkflow({
-			name: 'Little Pay over MCP',
-			nodes: [
-				{
-					name: 'MCP Server Trigger',
-					type: '@n8n/n8n-nodes-langchain.mcpTrigger',
-					typeVersion: 2,
-					position: [300, -200],
-					webhookId: randomUUID(),
-					parameters: { authentication: 'bearerAuth', path },
-					credentials: { httpBearerAuth: { id: bearerId, name: 'mcp bearer' } },
-				},
-				...tools,
-			],
-			connections: Object.fromEntries(
-				tools.map((t) => [
-					t.name,
-					{ ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] },
-				]),
-			),
-		});
+		const created = await api.createWorkflow(
+			mcpWorkflow('Little Pay over MCP', path, bearerId, tools),
+		);
 		await api.activateWorkflow(created.id, created.versionId);
 		url = `${n8n.url}/mcp/${path}`;
-		// Activation returns before n8n listens on the path.
-		await waitFor('the MCP endpoint', async () => {
-			const res = await axios.post(url, {}, { validateStatus: () => true });
-			return res.status === 404 ? undefined : true;
-		});
-		client = new Client({ name: 'littlepay-e2e', version: '1.0.0' });
-		await client.connect(
-			new StreamableHTTPClientTransport(new URL(url), {
-				requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-			}),
-		);
+		client = await connectMcp(url, TOKEN);
 	});
 
 	afterAll(async () => {
@@ -237,24 +167,10 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 	});
 
 	it('an SSE client (the older MCP transport) gets the same refusal and nothing is sent', async () => {
-		const sse = new Client({ name: 'littlepay-e2e-sse', version: '1.0.0' });
-		const headers = { Authorization: `Bearer ${TOKEN}` };
-		await sse.connect(
-			new SSEClientTransport(new URL(url), {
-				requestInit: { headers },
-				eventSourceInit: {
-					fetch: (input, init) =>
-						fetch(input, { ...init, headers: { ...(init?.headers ?? {}), ...headers } }),
-				},
-			}),
-		);
+		const sse = await connectMcp(url, TOKEN, 'sse');
 		try {
 			const before = (await payouts()).length;
-			const result = (await sse.callTool({
-				name: 'payout',
-				arguments: { amount: 5000, to: '254712345670' },
-			})) as { content: Array<{ type: string; text: string }> };
-			const [out] = JSON.parse(result.content[0].text) as Json[];
+			const out = await callMcpTool(sse, 'payout', { amount: 5000, to: '254712345670' });
 			expect(out).toMatchObject({ refused: true, limit: { field: 'maxAmount', value: 1000 } });
 			expect((await payouts()).length).toBe(before);
 		} finally {

@@ -9,6 +9,12 @@ import { signCallback, startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi } from '../../scripts/n8n';
 import { runQueueCallbackFault } from '../../scripts/callbackFaults';
+import {
+	callMcpTool,
+	connectMcp,
+	mcpWorkflow,
+	payoutToolParameters,
+} from '../../scripts/mcpClient';
 import { startQueueCluster } from '../../scripts/queueCluster';
 import type { QueueCluster } from '../../scripts/queueCluster';
 import {
@@ -20,6 +26,7 @@ import {
 	waitFor,
 	waitForWebhook,
 } from '../../scripts/n8nRuns';
+import { littlePayToolNode } from '../../scripts/workflowParts';
 import { pausingWorkflowJson } from './pauseWorkflow';
 
 jest.setTimeout(900000);
@@ -289,6 +296,58 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 			'success',
 			'success',
 		]);
+	});
+
+	it('an MCP client: the same payout called on both workers pays once, under one key', async () => {
+		const token = `mcp-${randomUUID()}`;
+		const bearerId = await api.createCredential('mcp bearer', 'httpBearerAuth', { token });
+		const path = `littlepay-queue-${randomUUID()}`;
+		const payout = littlePayToolNode(
+			'payout',
+			payoutToolParameters({ allowMoneyMoves: true, spendingLimits: { maxAmount: 1000 } }),
+			ids,
+			0,
+		);
+		const { id, versionId } = await api.createWorkflow(
+			mcpWorkflow('Little Pay over MCP, queue mode', path, bearerId, [payout]),
+		);
+		await api.activateWorkflow(id, versionId);
+		const client = await connectMcp(`${cluster.webhooks[0].url}/mcp/${path}`, token);
+		const ledger = async () =>
+			(await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.disbursements as Array<{
+				key: string;
+				amount: number;
+			}>;
+		const before = (await ledger()).length;
+		try {
+			const args = { amount: 430, to: '254712345670' };
+			const ranBefore = cluster.workers.map((w) => executionsRunBy(w.logs()));
+			// Each call runs as an execution of its own; the workers take turns at an idle queue, so four
+			// identical calls reach both of them.
+			const answers = [];
+			for (let i = 0; i < 4; i++) answers.push(await callMcpTool(client, 'payout', args));
+			const ranCalls = cluster.workers.map(
+				(w, i) => [...executionsRunBy(w.logs())].filter((id) => !ranBefore[i].has(id)).length,
+			);
+			expect(ranCalls.every((n) => n > 0)).toBe(true);
+			const [paid, ...again] = answers;
+			expect(paid).toMatchObject({ outcome: 'accepted', amount: 430 });
+			// A worker that ran the call remembers its answer (repeated); the other has no memory of it,
+			// and the key, the same for the same call in the same hour, finds the payout at the gateway.
+			for (const answer of again) {
+				expect(answer).toMatchObject({ key: paid.key, id: paid.id });
+				expect(answer.repeated === true || answer.alreadyExisted === true).toBe(true);
+			}
+			expect(again.some((answer) => answer.alreadyExisted === true)).toBe(true);
+			const other = await callMcpTool(client, 'payout', { ...args, amount: 440 });
+			expect(other.key).not.toEqual(paid.key);
+			expect((await ledger()).slice(before).map((p) => [p.amount, p.key])).toEqual([
+				[430, paid.key],
+				[440, other.key],
+			]);
+		} finally {
+			await client.close();
+		}
 	});
 
 	// Last: it kills the cluster's database. Issue 18: n8n answers only after it has queued the execution.

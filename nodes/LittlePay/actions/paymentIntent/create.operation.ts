@@ -9,7 +9,7 @@ import {
 	validateExpiresIn,
 	validateUrl,
 } from '../../helpers/validation';
-import { enforceLimits } from '../../money/guard';
+import { enforceLimits, isDirectToolCall } from '../../money/guard';
 import { createOnce, credentialData, expectSuccess } from '../../transport';
 import { AMOUNT_HINT, currencyField, isExecutionRetry, keyForItem, showFor } from '../common';
 import { resumeUrlOf } from '../payment/pause';
@@ -339,7 +339,8 @@ export async function createIntent(
 				itemIndex,
 			},
 			key,
-			checkFirst: isExecutionRetry(context),
+			// A direct (MCP) tool call's key is the same for an identical call on another worker.
+			checkFirst: isExecutionRetry(context) || isDirectToolCall(context, itemIndex),
 			expected: { amount, currency, description },
 		},
 		'payment intent',

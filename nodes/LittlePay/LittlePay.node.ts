@@ -2,6 +2,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -17,6 +18,17 @@ import * as paymentIntent from './actions/paymentIntent/PaymentIntent.resource';
 import * as refund from './actions/refund/Refund.resource';
 import { router } from './actions/router';
 import { moneyNotices, moneyProperties } from './money/toolProperties';
+
+/**
+ * The panel's order: each operation's own fields, then the money settings (the tool switch, Spending
+ * Limits, the tool description), and every operation's Options collection last, as n8n's nodes do.
+ */
+function optionsLast(properties: INodeProperties[]): INodeProperties[] {
+	return [
+		...properties.filter((property) => property.name !== 'options'),
+		...properties.filter((property) => property.name === 'options'),
+	];
+}
 
 export class LittlePay implements INodeType {
 	description: INodeTypeDescription = {
@@ -51,7 +63,7 @@ export class LittlePay implements INodeType {
 				},
 			},
 		],
-		properties: [
+		properties: optionsLast([
 			{
 				displayName: 'Resource',
 				name: 'resource',
@@ -99,7 +111,7 @@ export class LittlePay implements INodeType {
 			...refund.description,
 			...disbursement.description,
 			...moneyProperties,
-		],
+		]),
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -257,7 +257,7 @@ describe("a merchant's first hour in the n8n editor", () => {
 		},
 	);
 
-	it('as an AI tool, a payout says in the panel that it moves no money until allowed, beside its limits', async () => {
+	it('as an AI tool, a payout says in the panel that it moves no money until allowed, beside its limits per call, execution and chat session', async () => {
 		const errorsBefore = consoleErrors.length;
 		const labels = await openPanel('Pay out as a tool');
 		expect(labels).toEqual(
@@ -266,6 +266,30 @@ describe("a merchant's first hour in the n8n editor", () => {
 		const panel = await page.locator('[data-test-id="ndv"]').innerText();
 		expect(panel).toMatch(/As a tool this operation moves no money/);
 		await page.screenshot({ path: join(SHOTS, 'tool-disbursement-create.png') });
+		// The limits a payout tool can be given, per call, per execution and per chat session.
+		await page
+			.locator('[data-test-id="ndv"] [data-test-id="parameter-item"]')
+			.filter({ has: page.locator('label[for="spendingLimits"]') })
+			.locator('[data-test-id="collection-parameter-add"]')
+			.click();
+		const options = page
+			.locator('[data-test-id="collection-parameter-option"]')
+			.filter({ visible: true });
+		await options.first().waitFor();
+		const limits = await options.allInnerTexts();
+		expect(limits.map(firstLine)).toEqual([
+			'Allowed Currencies',
+			'Allowed Networks',
+			'Allowed Recipients',
+			'Max Amount',
+			'Max Count per Chat Session',
+			'Max Count per Execution',
+			'Max Total per Chat Session',
+			'Max Total per Execution',
+		]);
+		await page.waitForTimeout(300); // the list fades in
+		await page.screenshot({ path: join(SHOTS, 'tool-spending-limits.png') });
+		await page.keyboard.press('Escape');
 		await closePanel();
 		expect(consoleErrors.slice(errorsBefore)).toEqual([]);
 	});

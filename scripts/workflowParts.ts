@@ -1,5 +1,6 @@
 // Nodes the real-n8n tests and benches build workflows from: a production Webhook that answers at
-// once, the Little Pay node (and its tool) with the sandbox credentials, a No Operation, and a chain.
+// once, the Little Pay node (and its tool) with the sandbox credentials, an AI Agent workflow, a No
+// Operation, and a chain.
 import { randomUUID } from 'node:crypto';
 
 type Json = Record<string, unknown>;
@@ -65,6 +66,56 @@ export function littlePayToolNode(
 	return {
 		...littlePayNode(parameters, ids, [0, y], name),
 		type: 'n8n-nodes-littlepay.littlePayTool',
+	};
+}
+
+/**
+ * An AI Agent workflow started by `start`, its OpenAI Chat Model on the credential `openAiId`, and
+ * `tools` attached to the agent. Execution order v1, as the editor saves new workflows: under the
+ * legacy order (v0) n8n 2.41.1 resumed the agent before its tool ran, and the model got an empty
+ * tool answer.
+ */
+export function agentWorkflow(
+	name: string,
+	start: Json,
+	agentParameters: Json,
+	openAiId: string,
+	tools: Json[],
+): Json {
+	return {
+		name,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			start,
+			{
+				name: 'AI Agent',
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: 3.1,
+				position: [220, 0],
+				parameters: agentParameters,
+			},
+			{
+				name: 'OpenAI Chat Model',
+				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+				typeVersion: 1.2,
+				position: [100, 200],
+				parameters: { model: { __rl: true, value: 'gpt-4.1-mini', mode: 'list' }, options: {} },
+				credentials: { openAiApi: { id: openAiId, name: 'fake model' } },
+			},
+			...tools,
+		],
+		connections: {
+			[String(start.name)]: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+			'OpenAI Chat Model': {
+				ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
+			},
+			...Object.fromEntries(
+				tools.map((t) => [
+					String(t.name),
+					{ ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+				]),
+			),
+		},
 	};
 }
 

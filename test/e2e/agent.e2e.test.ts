@@ -19,7 +19,7 @@ import {
 	sandboxCredentials,
 	waitFor,
 } from '../../scripts/n8nRuns';
-import { littlePayToolNode } from '../../scripts/workflowParts';
+import { agentWorkflow, littlePayToolNode, webhookNode } from '../../scripts/workflowParts';
 
 jest.setTimeout(600000);
 
@@ -169,57 +169,15 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 				500,
 			),
 		];
-		const created = await api.createWorkflow({
-			name: 'Little Pay agent',
-			// As the editor saves new workflows; under the legacy order (v0) n8n 2.41.1 resumed the agent
-			// before its tool ran, and the model got an empty tool answer.
-			settings: { executionOrder: 'v1' },
-			nodes: [
-				{
-					name: 'Webhook',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					position: [0, 0],
-					webhookId: randomUUID(),
-					parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-				},
-				{
-					name: 'AI Agent',
-					type: '@n8n/n8n-nodes-langchain.agent',
-					typeVersion: 3.1,
-					position: [220, 0],
-					parameters: {
-						promptType: 'define',
-						text: '={{ $json.body.message }}',
-						options: {},
-					},
-				},
-				{
-					name: 'OpenAI Chat Model',
-					type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-					typeVersion: 1.2,
-					position: [100, 200],
-					parameters: {
-						model: { __rl: true, value: 'gpt-4.1-mini', mode: 'list' },
-						options: {},
-					},
-					credentials: { openAiApi: { id: openAiId, name: 'fake model' } },
-				},
-				...tools,
-			],
-			connections: {
-				Webhook: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-				'OpenAI Chat Model': {
-					ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
-				},
-				...Object.fromEntries(
-					tools.map((t) => [
-						t.name,
-						{ ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
-					]),
-				),
-			},
-		});
+		const created = await api.createWorkflow(
+			agentWorkflow(
+				'Little Pay agent',
+				webhookNode(path),
+				{ promptType: 'define', text: '={{ $json.body.message }}', options: {} },
+				openAiId,
+				tools,
+			),
+		);
 		workflowId = created.id;
 		await api.activateWorkflow(created.id, created.versionId);
 
@@ -233,10 +191,9 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 			},
 			200,
 		);
-		const chatCreated = await api.createWorkflow({
-			name: 'Little Pay chat agent',
-			settings: { executionOrder: 'v1' },
-			nodes: [
+		const chatCreated = await api.createWorkflow(
+			agentWorkflow(
+				'Little Pay chat agent',
 				{
 					name: 'When Chat Message Received',
 					type: '@n8n/n8n-nodes-langchain.chatTrigger',
@@ -245,36 +202,11 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 					webhookId: chatWebhookId,
 					parameters: { public: true, mode: 'webhook', options: {} },
 				},
-				{
-					name: 'AI Agent',
-					type: '@n8n/n8n-nodes-langchain.agent',
-					typeVersion: 3.1,
-					position: [220, 0],
-					parameters: { options: {} },
-				},
-				{
-					name: 'OpenAI Chat Model',
-					type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-					typeVersion: 1.2,
-					position: [100, 200],
-					parameters: {
-						model: { __rl: true, value: 'gpt-4.1-mini', mode: 'list' },
-						options: {},
-					},
-					credentials: { openAiApi: { id: openAiId, name: 'fake model' } },
-				},
-				chatPayout,
-			],
-			connections: {
-				'When Chat Message Received': {
-					main: [[{ node: 'AI Agent', type: 'main', index: 0 }]],
-				},
-				'OpenAI Chat Model': {
-					ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]],
-				},
-				payout: { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
-			},
-		});
+				{ options: {} },
+				openAiId,
+				[chatPayout],
+			),
+		);
 		chatWorkflowId = chatCreated.id;
 		await api.activateWorkflow(chatCreated.id, chatCreated.versionId);
 	});

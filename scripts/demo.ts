@@ -2,6 +2,7 @@
 // workflows loaded, so a new user can try everything in the browser without a Little Pay account.
 import { startSandbox } from '../sandbox';
 import { importExamples } from './examples';
+import { startMailSink } from './mailSink';
 import { N8nApi, OWNER, startN8n } from './n8n';
 
 async function main(): Promise<void> {
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
 	const n8nPort = Number(process.env.N8N_DEMO_PORT ?? 5678);
 	const sandbox = await startSandbox({ port: sandboxPort, quiet: true });
 	process.stdout.write(`Sandbox gateway: ${sandbox.baseUrl}\n`);
+	const mailbox = await startMailSink({ httpPort: Number(process.env.MAILBOX_PORT ?? 4011) });
 	process.stdout.write('Starting n8n (the first run installs it once, a few minutes) ...\n');
 	const n8n = await startN8n({ port: n8nPort });
 
@@ -19,6 +21,7 @@ async function main(): Promise<void> {
 		process.stdout.write('\nStopping n8n and the sandbox ...\n');
 		await n8n.stop();
 		await sandbox.close();
+		await mailbox.close();
 		process.exit(0);
 	};
 	process.on('SIGINT', () => void stop());
@@ -26,7 +29,7 @@ async function main(): Promise<void> {
 
 	const api = new N8nApi(n8n.url);
 	await api.setupOwner();
-	const imported = await importExamples(api, sandbox, n8n.url);
+	const imported = await importExamples(api, sandbox, n8n.url, mailbox.smtpPort);
 
 	process.stdout.write(
 		[
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
 			`n8n editor:  ${n8n.url}`,
 			`Login:       ${OWNER.email} / ${OWNER.password}`,
 			`Sandbox:     ${sandbox.baseUrl}  (test numbers and cards: sandbox/README.md)`,
+			`Mailbox:     ${mailbox.url}  (Human review emails of the refund agent, example 8)`,
 			'Workflows:',
 			...imported.map((w) => `  - ${w}`),
 			'',

@@ -6,15 +6,18 @@ import { join } from 'node:path';
 import type { SandboxHandle } from '../sandbox';
 import { REPO_ROOT } from './n8n';
 import type { N8nApi } from './n8n';
+import { mailboxCredential } from './n8nRuns';
 
 /**
- * Creates the sandbox credentials and imports examples/workflows/*.json, with production URLs pointing at
- * `webhookUrl`; activates the webhook-driven ones. Returns one line per workflow.
+ * Creates the sandbox credentials and the SMTP credential of the Human review mailbox (`mailSmtpPort`), and
+ * imports examples/workflows/*.json, with production URLs pointing at `webhookUrl`; activates the
+ * webhook-driven ones. Returns one line per workflow.
  */
 export async function importExamples(
 	api: N8nApi,
 	sandbox: SandboxHandle,
 	webhookUrl: string,
+	mailSmtpPort: number,
 ): Promise<string[]> {
 	const m = sandbox.merchant;
 	const basicId = await api.createCredential('Little Pay sandbox (Basic)', 'littlePayBasicApi', {
@@ -28,6 +31,7 @@ export async function importExamples(
 		'littlePayApiKeyApi',
 		{ apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' },
 	);
+	const smtpId = await mailboxCredential(api, mailSmtpPort);
 	const dir = join(REPO_ROOT, 'examples/workflows');
 	const imported: string[] = [];
 	for (const file of readdirSync(dir)
@@ -41,7 +45,9 @@ export async function importExamples(
 			.split('{{BASIC_CREDENTIAL_ID}}')
 			.join(basicId)
 			.split('{{API_KEY_CREDENTIAL_ID}}')
-			.join(apiKeyId);
+			.join(apiKeyId)
+			.split('{{SMTP_CREDENTIAL_ID}}')
+			.join(smtpId);
 		const workflow = JSON.parse(text) as Record<string, unknown>;
 		const { id, versionId } = await api.createWorkflow(workflow);
 		const nodes = workflow.nodes as Array<{

@@ -39,6 +39,18 @@ export function loadExample(
 	return JSON.parse(text);
 }
 
+/** Creates the SMTP credential n8n's Send Email nodes use to reach the mailbox (scripts/mailSink.ts). */
+export async function mailboxCredential(api: N8nApi, smtpPort: number): Promise<string> {
+	return await api.createCredential('Human review mailbox (SMTP)', 'smtp', {
+		host: '127.0.0.1',
+		port: smtpPort,
+		secure: false,
+		disableStartTls: true,
+		user: '',
+		password: '',
+	});
+}
+
 /** Creates the two Little Pay credentials pointing at the sandbox; returns their ids. */
 export async function sandboxCredentials(
 	api: N8nApi,

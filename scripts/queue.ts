@@ -5,6 +5,8 @@
 import { startSandbox } from '../sandbox';
 import type { SandboxHandle } from '../sandbox';
 import { importExamples } from './examples';
+import { startMailSink } from './mailSink';
+import type { MailSink } from './mailSink';
 import { N8nApi, OWNER } from './n8n';
 import { startQueueCluster } from './queueCluster';
 import type { QueueCluster } from './queueCluster';
@@ -12,7 +14,7 @@ import type { QueueCluster } from './queueCluster';
 async function main(): Promise<void> {
 	const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 	// Filled as things start, so that Ctrl-C at any moment stops what is running.
-	const running: { sandbox?: SandboxHandle; cluster?: QueueCluster } = {};
+	const running: { sandbox?: SandboxHandle; cluster?: QueueCluster; mailbox?: MailSink } = {};
 	let stopping = false;
 	const starting = new AbortController();
 	const stop = async (code: number) => {
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
 		process.stdout.write('\nStopping n8n, Redis, Postgres and the sandbox ...\n');
 		await running.cluster?.stop();
 		await running.sandbox?.close();
+		await running.mailbox?.close();
 		process.exit(code);
 	};
 	process.on('SIGINT', () => void stop(0));
@@ -30,6 +33,8 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({ port: port('SANDBOX_PORT', 4010), quiet: true });
 	running.sandbox = sandbox;
 	process.stdout.write(`Sandbox gateway: ${sandbox.baseUrl}\n`);
+	const mailbox = await startMailSink({ httpPort: port('MAILBOX_PORT', 4011) });
+	running.mailbox = mailbox;
 	const cluster = await startQueueCluster({
 		mainPort: port('N8N_QUEUE_PORT', 5690),
 		webhookPorts: [port('N8N_QUEUE_WEBHOOK_PORT_1', 5691), port('N8N_QUEUE_WEBHOOK_PORT_2', 5692)],
@@ -41,7 +46,7 @@ async function main(): Promise<void> {
 	const api = new N8nApi(cluster.main.url!);
 	await api.setupOwner();
 	const webhookUrl = cluster.webhooks[0].url!;
-	const imported = await importExamples(api, sandbox, webhookUrl);
+	const imported = await importExamples(api, sandbox, webhookUrl, mailbox.smtpPort);
 
 	process.stdout.write(
 		[
@@ -53,6 +58,7 @@ async function main(): Promise<void> {
 			`  Postgres ${cluster.postgres.major}: 127.0.0.1:${cluster.postgres.port}, Redis: 127.0.0.1:${cluster.redis.port}`,
 			`  folder: ${cluster.dir} (deleted on exit)`,
 			`Sandbox:  ${sandbox.baseUrl}`,
+			`Mailbox:  ${mailbox.url}  (Human review emails of the refund agent, example 8)`,
 			'Workflows:',
 			...imported.map((w) => `  - ${w}`),
 			'',

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { deterministicKey, invalidInput, validateKey } from '../helpers/validation';
-import { isToolCall, toolCallKey, toolCallRecordId } from '../money/guard';
+import { isDirectToolCall, isToolCall, toolCallKey, toolCallRecordId } from '../money/guard';
 
 /** What every operation file exports: its parameters and how it runs one item. */
 export interface Operation {
@@ -132,6 +132,15 @@ export function runToken(context: IExecuteFunctions): string | undefined {
 /** Whether n8n is re-running a failed execution (Executions list: Retry): earlier sends may exist. */
 export function isExecutionRetry(context: IExecuteFunctions): boolean {
 	return context.getMode() === 'retry';
+}
+
+/**
+ * Whether a generated key may already be at the gateway, so it is looked up before sending: n8n is
+ * retrying the execution, or the key is a direct (MCP) tool call's, which an identical call on another
+ * worker or in another execution shares.
+ */
+export function generatedKeyMayExist(context: IExecuteFunctions, itemIndex: number): boolean {
+	return isExecutionRetry(context) || isDirectToolCall(context, itemIndex);
 }
 
 /**

@@ -7,9 +7,9 @@ import type {
 
 import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { invalidInput } from '../../helpers/validation';
-import { enforceLimits, isDirectToolCall } from '../../money/guard';
+import { enforceLimits } from '../../money/guard';
 import { createOnce, expectSuccess } from '../../transport';
-import { concurrencyOption, isExecutionRetry, showFor } from '../common';
+import { concurrencyOption, generatedKeyMayExist, showFor } from '../common';
 import { limitRefusal, quoteFor } from './charges';
 import {
 	amountField,
@@ -162,12 +162,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			key,
 			// A key from the data may have been paid by an earlier execution (the same sheet run
 			// again). Little Pay does not document what it does with a reused key, so it is looked up
-			// before sending rather than trusting a 409; a generated key is new unless n8n is retrying,
-			// or it is a direct (MCP) tool call's, which an identical call on another worker shares.
-			checkFirst:
-				isExecutionRetry(this) ||
-				!keyIsGenerated(this, itemIndex) ||
-				isDirectToolCall(this, itemIndex),
+			// before sending rather than trusting a 409; a generated key only when it may exist already.
+			checkFirst: !keyIsGenerated(this, itemIndex) || generatedKeyMayExist(this, itemIndex),
 			expected: { amount, method, currency, to },
 		},
 		'disbursement',

@@ -9,9 +9,9 @@ import {
 	validateExpiresIn,
 	validateUrl,
 } from '../../helpers/validation';
-import { enforceLimits, isDirectToolCall } from '../../money/guard';
+import { enforceLimits } from '../../money/guard';
 import { createOnce, credentialData, expectSuccess } from '../../transport';
-import { AMOUNT_HINT, currencyField, isExecutionRetry, keyForItem, showFor } from '../common';
+import { AMOUNT_HINT, currencyField, generatedKeyMayExist, keyForItem, showFor } from '../common';
 import { resumeUrlOf } from '../payment/pause';
 
 /** The amount of an intent, with its unit visible under the field. */
@@ -339,8 +339,7 @@ export async function createIntent(
 				itemIndex,
 			},
 			key,
-			// A direct (MCP) tool call's key is the same for an identical call on another worker.
-			checkFirst: isExecutionRetry(context) || isDirectToolCall(context, itemIndex),
+			checkFirst: generatedKeyMayExist(context, itemIndex),
 			expected: { amount, currency, description },
 		},
 		'payment intent',

@@ -69,5 +69,30 @@ export async function fakeModel(script: Record<string, ToolCall[]>) {
 		});
 	});
 	await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-	return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, server };
+
+	/**
+	 * The tool answers n8n sent the model in the last request about the user's `message`, each the
+	 * tool's first output item (n8n sends the items as JSON text).
+	 */
+	function toolAnswersFor(message: string): Json[] {
+		const last = [...requests]
+			.reverse()
+			.find((r) =>
+				r.messages.some((m) => m.role === 'user' && String(m.content).includes(message)),
+			);
+		if (!last) throw new Error(`the model was never asked "${message}"`);
+		return last.messages
+			.filter((m) => m.role === 'tool')
+			.map((m) => {
+				const parsed = JSON.parse(String(m.content)) as unknown;
+				return (Array.isArray(parsed) ? parsed[0] : parsed) as Json;
+			});
+	}
+
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+		requests,
+		server,
+		toolAnswersFor,
+	};
 }

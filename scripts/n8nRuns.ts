@@ -92,6 +92,26 @@ export async function createSandboxIntent(
 }
 
 /**
+ * A completed payment: an intent made as createSandboxIntent does, paid by M-Pesa straight on the
+ * sandbox (a number ending in 0 pays), waited for until it is settled. Returns its reference.
+ */
+export async function paidSandboxIntent(
+	sandbox: SandboxHandle,
+	intent: { amount: number; description: string; key: string },
+): Promise<string> {
+	const reference = await createSandboxIntent(sandbox, intent);
+	const m = sandbox.merchant;
+	const headers = { 'X-API-KEY': m.apiKey };
+	await axios.post(
+		`${m.baseUrl}/pay/${reference}/process`,
+		{ type: 'MPESA', payment: { mobile: '254712345670' } },
+		{ headers },
+	);
+	await axios.get(`${m.baseUrl}/api/payments-v2/${reference}?longPoll=true`, { headers });
+	return reference;
+}
+
+/**
  * POSTs to a production webhook of a workflow just activated: activation returns before n8n has
  * registered it, so a 404 is retried for up to `waitMs`. Returns the first other answer, whatever it is.
  */

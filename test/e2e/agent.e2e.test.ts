@@ -14,7 +14,7 @@ import type { Json } from '../../scripts/fakeModel';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
 import {
-	createSandboxIntent,
+	paidSandboxIntent,
 	postToNewWebhook,
 	sandboxCredentials,
 	waitFor,
@@ -74,35 +74,16 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 			return done;
 		});
 		expect(execution.status).toBe('success');
-		const last = [...model.requests]
-			.reverse()
-			.find((r) =>
-				r.messages.some((m) => m.role === 'user' && String(m.content).includes(message)),
-			);
-		if (!last) throw new Error('the model was never asked');
-		return last.messages
-			.filter((m) => m.role === 'tool')
-			.map((m) => {
-				const parsed = JSON.parse(String(m.content)) as unknown;
-				return (Array.isArray(parsed) ? parsed[0] : parsed) as Json;
-			});
+		return model.toolAnswersFor(message);
 	}
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, pinDelayMs: 100, quiet: true });
 		// The payment the status and refund questions are about: 1,000 KES, completed.
-		paidReference = await createSandboxIntent(sandbox, {
+		paidReference = await paidSandboxIntent(sandbox, {
 			amount: 1000,
 			description: 'Agent test',
 			key: `agent${Date.now()}`,
-		});
-		await axios.post(
-			`${sandbox.merchant.baseUrl}/pay/${paidReference}/process`,
-			{ type: 'MPESA', payment: { mobile: '254712345670' } },
-			{ headers: { 'X-API-KEY': sandbox.merchant.apiKey } },
-		);
-		await axios.get(`${sandbox.merchant.baseUrl}/api/payments-v2/${paidReference}?longPoll=true`, {
-			headers: { 'X-API-KEY': sandbox.merchant.apiKey },
 		});
 		model = await fakeModel({
 			'has my payment arrived': [{ name: 'payment_status', args: { reference: paidReference } }],

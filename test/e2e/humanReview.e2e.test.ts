@@ -17,9 +17,9 @@ import type { Mail, MailSink } from '../../scripts/mailSink';
 import { N8nApi, startN8n } from '../../scripts/n8n';
 import type { N8nServer } from '../../scripts/n8n';
 import {
-	createSandboxIntent,
 	loadExample,
 	mailboxCredential,
+	paidSandboxIntent,
 	postToNewWebhook,
 	sandboxCredentials,
 	waitFor,
@@ -47,24 +47,12 @@ describe("n8n 2.41.1's Human review in front of the refund tool (example 8)", ()
 			(await axios.get(`${sandbox.merchant.baseUrl}/sandbox/ledger`)).data.data.refunds as Refund[]
 		).filter((r) => r.reference === reference);
 
-	/** A completed payment of `amount`, paid straight on the sandbox; returns its reference. */
-	async function payment(amount: number): Promise<string> {
-		const reference = await createSandboxIntent(sandbox, {
+	const payment = (amount: number) =>
+		paidSandboxIntent(sandbox, {
 			amount,
 			description: 'Human review test',
 			key: `hr${randomUUID().slice(0, 8)}`,
 		});
-		const headers = { 'X-API-KEY': sandbox.merchant.apiKey };
-		await axios.post(
-			`${sandbox.merchant.baseUrl}/pay/${reference}/process`,
-			{ type: 'MPESA', payment: { mobile: '254712345670' } },
-			{ headers },
-		);
-		await axios.get(`${sandbox.merchant.baseUrl}/api/payments-v2/${reference}?longPoll=true`, {
-			headers,
-		});
-		return reference;
-	}
 
 	/**
 	 * Sends a chat message, waits for the review e-mail, answers it with the link labelled `decision`,
@@ -104,16 +92,7 @@ describe("n8n 2.41.1's Human review in front of the refund tool (example 8)", ()
 		// The chat streams the agent's answer (example 8's Response Mode); the stream ends when the
 		// execution starts waiting for the reviewer, without an error.
 		expect((await chat).status).toBe(200);
-		const last = [...model.requests]
-			.reverse()
-			.find((r) => r.messages.some((m) => m.role === 'user' && String(m.content) === message));
-		if (!last) throw new Error('the model was never asked');
-		const toolAnswers = last.messages
-			.filter((m) => m.role === 'tool')
-			.map((m) => {
-				const parsed = JSON.parse(String(m.content)) as unknown;
-				return (Array.isArray(parsed) ? parsed[0] : parsed) as Json;
-			});
+		const toolAnswers = model.toolAnswersFor(message);
 		return { mail, link: link.url, toolAnswers };
 	}
 

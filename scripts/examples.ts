@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { SandboxHandle } from '../sandbox';
 import { REPO_ROOT } from './n8n';
 import type { N8nApi } from './n8n';
-import { mailboxCredential } from './n8nRuns';
+import { mailboxCredential, sandboxCredentials } from './n8nRuns';
 
 /**
  * Creates the sandbox credentials and the SMTP credential of the Human review mailbox (`mailSmtpPort`), and
@@ -19,18 +19,7 @@ export async function importExamples(
 	webhookUrl: string,
 	mailSmtpPort: number,
 ): Promise<string[]> {
-	const m = sandbox.merchant;
-	const basicId = await api.createCredential('Little Pay sandbox (Basic)', 'littlePayBasicApi', {
-		clientId: m.clientId,
-		clientSecret: m.clientSecret,
-		tokenId: m.tokenId,
-		baseUrl: m.baseUrl,
-	});
-	const apiKeyId = await api.createCredential(
-		'Little Pay sandbox (API key)',
-		'littlePayApiKeyApi',
-		{ apiKey: m.apiKey, baseUrl: m.baseUrl, disbursementBaseUrl: '' },
-	);
+	const { basicId, apiKeyId } = await sandboxCredentials(api, sandbox, 'Little Pay sandbox');
 	const smtpId = await mailboxCredential(api, mailSmtpPort);
 	const dir = join(REPO_ROOT, 'examples/workflows');
 	const imported: string[] = [];
@@ -39,7 +28,7 @@ export async function importExamples(
 		.sort()) {
 		const text = readFileSync(join(dir, file), 'utf8')
 			.split('{{SANDBOX_PUBLIC_KEY}}')
-			.join(JSON.stringify(m.publicKeyPem).slice(1, -1))
+			.join(JSON.stringify(sandbox.merchant.publicKeyPem).slice(1, -1))
 			.split('http://127.0.0.1:5678')
 			.join(webhookUrl)
 			.split('{{BASIC_CREDENTIAL_ID}}')

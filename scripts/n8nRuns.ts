@@ -51,20 +51,23 @@ export async function mailboxCredential(api: N8nApi, smtpPort: number): Promise<
 	});
 }
 
-/** Creates the two Little Pay credentials pointing at the sandbox; returns their ids. */
+/**
+ * Creates the two Little Pay credentials pointing at the sandbox, named `<label> (Basic)` and
+ * `<label> (API key)`; returns their ids.
+ */
 export async function sandboxCredentials(
 	api: N8nApi,
 	sandbox: SandboxHandle,
 	label: string,
 ): Promise<{ basicId: string; apiKeyId: string }> {
 	const m = sandbox.merchant;
-	const basicId = await api.createCredential(`${label} basic`, 'littlePayBasicApi', {
+	const basicId = await api.createCredential(`${label} (Basic)`, 'littlePayBasicApi', {
 		clientId: m.clientId,
 		clientSecret: m.clientSecret,
 		tokenId: m.tokenId,
 		baseUrl: m.baseUrl,
 	});
-	const apiKeyId = await api.createCredential(`${label} key`, 'littlePayApiKeyApi', {
+	const apiKeyId = await api.createCredential(`${label} (API key)`, 'littlePayApiKeyApi', {
 		apiKey: m.apiKey,
 		baseUrl: m.baseUrl,
 		disbursementBaseUrl: '',

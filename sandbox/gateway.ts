@@ -422,13 +422,14 @@ export class Gateway {
 			);
 			return;
 		}
-		if (intent.status === 'PENDING' && intent.attempts.length === 0) {
-			intent.status = 'FAILED';
-			intent.message = 'The payment intent expired before it was paid';
-			intent.completedAt = new Date().toISOString();
-			this.notify(intent.reference);
-			this.sendPaymentCallback(intent);
-		}
+		// Unpaid at expiry, with no attempt or after failed ones: the intent can no longer be paid, and
+		// a merchant waiting on it hears so (a failed attempt alone left it payable on its checkout page).
+		intent.status = 'FAILED';
+		// After failed attempts the last one's reason stays the record's message.
+		if (!last) intent.message = 'The payment intent expired before it was paid';
+		intent.completedAt = new Date().toISOString();
+		this.notify(intent.reference);
+		this.sendPaymentCallback(intent);
 	}
 
 	/** Moves an attempt (and its intent) to a final status, wakes long polls and fires the callback. */
@@ -459,6 +460,20 @@ export class Gateway {
 			provider: intent.provider,
 			date: new Date().toISOString(),
 		});
+	}
+
+	/** Expires an unpaid intent now, as its expiry would (control endpoint); a paid one is left alone. */
+	expireNow(referenceOrKey: string): Intent {
+		const intent = this.findIntent(referenceOrKey);
+		if (intent.status === 'COMPLETED')
+			throw new SandboxError(
+				422,
+				'ALREADY_PAID',
+				`Payment intent ${intent.reference} is already paid`,
+			);
+		intent.expiresAtMs = Math.min(intent.expiresAtMs, Date.now());
+		this.expire(intent);
+		return intent;
 	}
 
 	/** Settles the pending attempt by hand (control endpoint). */

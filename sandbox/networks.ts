@@ -12,6 +12,33 @@ export const NETWORK_COUNTRY_CODES: Record<MobileNetwork, string[]> = {
 	TIGOPESA: ['255'],
 };
 
+/** Calling codes of the countries the networks serve, for numbers typed in their local form. */
+const COUNTRY_CALLING_CODES: Record<string, string> = {
+	KE: '254',
+	TZ: '255',
+	UG: '256',
+	GH: '233',
+	RW: '250',
+};
+
+/**
+ * A number as a payer types it on the checkout page (`0712 345 670`, `+254 712 345 670`) in the
+ * gateway's digits-only form, as Little Pay's browser SDK does: a leading 0 takes the calling code of
+ * the intent's billing country, else of the network's first country.
+ */
+export function checkoutMobileNumber(
+	typed: string,
+	network: unknown,
+	country: string | null | undefined,
+): string {
+	const digits = typed.replace(/[\s+().-]/g, '');
+	if (!/^0\d{9}$/.test(digits)) return digits;
+	const served = NETWORK_COUNTRY_CODES[network as MobileNetwork] ?? [];
+	const own = country ? COUNTRY_CALLING_CODES[country.toUpperCase()] : undefined;
+	const code = own && (served.length === 0 || served.includes(own)) ? own : served[0];
+	return code ? code + digits.slice(1) : digits;
+}
+
 interface NetworkInfo {
 	id: MobileNetwork;
 	name: string;

@@ -28,7 +28,7 @@ import {
 	requireObjectBody,
 } from './http';
 import type { Reply } from './http';
-import { chargesTable, logoSvg } from './networks';
+import { chargesTable, checkoutMobileNumber, logoSvg } from './networks';
 import {
 	checkoutDonePage,
 	checkoutPage,
@@ -386,9 +386,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	const checkoutMobile: Handler = (ctx) => {
 		const intent = gateway.findByReference(ctx.params[0]);
-		const mobile = (formField(ctx.body, 'mobile') ?? '').replace(/[\s+]/g, '');
+		const type = formField(ctx.body, 'type');
+		const mobile = checkoutMobileNumber(
+			formField(ctx.body, 'mobile') ?? '',
+			type,
+			intent.billingAddress.country,
+		);
 		try {
-			gateway.processMobile(intent, { type: formField(ctx.body, 'type'), payment: { mobile } });
+			gateway.processMobile(intent, { type, payment: { mobile } });
 		} catch (error) {
 			return checkoutFail(intent, error);
 		}
@@ -492,6 +497,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			'POST',
 			/^\/sandbox\/payments\/([^/]+)\/resolve$/,
 			(ctx) => envelope(gateway.statusRecord(gateway.resolve(ctx.params[0], ctx.body), false)),
+		],
+		[
+			'POST',
+			/^\/sandbox\/payments\/([^/]+)\/expire$/,
+			(ctx) => envelope(gateway.statusRecord(gateway.expireNow(ctx.params[0]), false)),
 		],
 		[
 			'GET',

@@ -114,6 +114,72 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 		return String(create?.body?.callbackUrl);
 	}
 
+	async function intentOf(key: string): Promise<Json> {
+		const res = await axios.get(`${sandbox.baseUrl}/api/payments-v2/${key}`, {
+			headers: { 'X-API-KEY': sandbox.merchant.apiKey },
+		});
+		return res.data.data as Json;
+	}
+
+	async function referenceOf(key: string): Promise<string> {
+		return await waitFor(`the intent ${key}`, async () => {
+			const intents = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data
+				.intents as Json[];
+			return intents.find((i) => i.key === key)?.reference as string | undefined;
+		});
+	}
+
+	async function statusBecomes(key: string, status: string): Promise<void> {
+		await waitFor(`${key} to be ${status}`, async () =>
+			(await intentOf(key)).status === status ? true : undefined,
+		);
+	}
+
+	/** The payer types a number on the intent's hosted checkout page, as a person would. */
+	async function payOnCheckoutPage(key: string, mobile: string): Promise<void> {
+		const reference = await referenceOf(key);
+		const page = await axios.post(
+			`${sandbox.baseUrl}/checkout/${reference}/mobile`,
+			new URLSearchParams({ type: 'MPESA', mobile }).toString(),
+			{
+				headers: { 'content-type': 'application/x-www-form-urlencoded' },
+				maxRedirects: 0,
+				validateStatus: () => true,
+			},
+		);
+		expect(page.status).toBe(303);
+	}
+
+	async function createSandboxIntentFor(key: string, callbackUrl: string): Promise<void> {
+		const basic = Buffer.from(
+			`${sandbox.merchant.clientId}:${sandbox.merchant.clientSecret}`,
+		).toString('base64');
+		await axios.post(
+			`${sandbox.baseUrl}/api/payments/${sandbox.merchant.tokenId}/pay`,
+			{
+				amount: 1200,
+				currency: 'KES',
+				description: 'Trigger order',
+				callbackUrl,
+				key,
+				payload: { billingAddress: { country: 'KE', email: 'amina@example.com' } },
+			},
+			{ headers: { Authorization: `Basic ${basic}` } },
+		);
+	}
+
+	type Delivery = Json & { url: string; status?: number; answer?: string; body: string };
+
+	/** The sandbox's deliveries to a URL, once at least `count` have been answered. */
+	async function deliveredTo(url: string, count: number): Promise<Delivery[]> {
+		return await waitFor(`${count} callbacks to ${url}`, async () => {
+			const all = (await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
+				.callbacks as Delivery[];
+			const answered = all.filter((c) => c.url === url && c.status !== undefined);
+			return answered.length >= count ? answered : undefined;
+		});
+	}
+
 	function signedCall(body: string, options: { ageSeconds?: number; forged?: boolean } = {}) {
 		const timestamp = String(Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0));
 		const key = options.forged ? attacker.privateKey : gatewayKey.privateKey;
@@ -248,7 +314,7 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 		]);
 	});
 
-	it('a failed mobile money payment resumes with FAILED', async () => {
+	it('a failed PIN prompt keeps the pause waiting while the intent is payable; its expiry ends it FAILED once, and a late callback is answered 409', async () => {
 		const collect = await pausingWorkflow('collect', { amount: 30, unit: 'minutes' });
 		const key = `fail${Date.now().toString(36)}`;
 		// Numbers ending in 1: insufficient funds.
@@ -258,16 +324,131 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 			key,
 			mobile: '+254712345671',
 		});
+		const reference = await referenceOf(key);
+		await statusBecomes(key, 'FAILED');
+		const resumeUrl = await callbackUrlFor(key);
+		// The FAILED attempt's callback was acknowledged and the execution is still waiting.
+		const failedCall = await deliveredTo(resumeUrl, 1);
+		expect(failedCall.map((c) => [c.status, JSON.parse(String(c.answer))])).toEqual([
+			[200, { received: true, ignored: 'payer-can-still-pay' }],
+		]);
+		expect((await executionsOf(collect.id)).map((e) => e.status)).toEqual(['waiting']);
+		// The intent expires unpaid: now the payment has failed for good.
+		await axios.post(`${sandbox.baseUrl}/sandbox/payments/${reference}/expire`);
 		const finished = await onlyExecution(collect.id, 'success');
 		const { items } = await paidItems(finished.id);
 		expect(items).toEqual([
 			expect.objectContaining({ key, status: 'FAILED', event: 'payment.failed', timedOut: false }),
 		]);
+		expect(items[0].payable).toBe(false);
 		// One PIN prompt, one intent.
 		const intents = (
 			(await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Json[]
 		).filter((i) => i.key === key);
 		expect(intents.map((i) => (i.attempts as unknown[]).length)).toEqual([1]);
+		// A callback after the end: n8n answers 409 (not 2xx), so a gateway that retries keeps it, and
+		// Payment: Get Status by key finds the payment; nothing runs again.
+		const [expiry] = (await deliveredTo(resumeUrl, 2)).slice(1);
+		expect(expiry.status).toBe(200);
+		const late = await axios.post(resumeUrl, expiry.body, {
+			headers: signedCall(String(expiry.body)),
+			validateStatus: () => true,
+		});
+		expect(late.status).toBe(409);
+		expect((await executionsOf(collect.id)).map((e) => e.status)).toEqual(['success']);
+	});
+
+	it('a payer who fails once and then pays on the same checkout page: the paused Collect and the paused Wait for Completion each end COMPLETED once', async () => {
+		const collect = await pausingWorkflow('collect', { amount: 30, unit: 'minutes' });
+		const checkout = await pausingWorkflow('create', { amount: 30, unit: 'minutes' });
+		const collectKey = `retryc${Date.now().toString(36)}`;
+		const checkoutKey = `retryw${Date.now().toString(36)}`;
+		await start(collect.path, {
+			amount: 700,
+			description: 'Order 79',
+			key: collectKey,
+			mobile: '+254712345671',
+		});
+		await start(checkout.path, { amount: 900, description: 'Order 80', key: checkoutKey });
+		await onlyExecution(checkout.id, 'waiting');
+		// The Collect prompt failed on the phone; the checkout payer fails on the page first.
+		await statusBecomes(collectKey, 'FAILED');
+		await payOnCheckoutPage(checkoutKey, '0712345671');
+		await statusBecomes(checkoutKey, 'FAILED');
+		for (const id of [collect.id, checkout.id]) {
+			expect((await executionsOf(id)).map((e) => e.status)).toEqual(['waiting']);
+		}
+		// Both pay on the same intent's checkout page.
+		await payOnCheckoutPage(collectKey, '0712345670');
+		await payOnCheckoutPage(checkoutKey, '0712345670');
+		for (const [id, key] of [
+			[collect.id, collectKey],
+			[checkout.id, checkoutKey],
+		]) {
+			const finished = await onlyExecution(id, 'success');
+			const { items } = await paidItems(finished.id);
+			expect(items).toEqual([
+				expect.objectContaining({ key, status: 'COMPLETED', event: 'payment.completed' }),
+			]);
+			const attempts = ((await intentOf(key)).attempts as Json[]).map((a) => a.status);
+			expect(attempts).toEqual(['FAILED', 'COMPLETED']);
+		}
+	});
+
+	it('the long poll of Wait for Completion ends COMPLETED when a failed attempt is followed by a payment', async () => {
+		const { workflow, path } = pausingWorkflowJson(
+			'create',
+			{ amount: 30, unit: 'minutes' },
+			ids,
+			sandbox.merchant.publicKeyPem,
+		);
+		const wait = (workflow.nodes as Json[]).find((n) => n.name === 'Wait')!;
+		wait.parameters = {
+			...(wait.parameters as Json),
+			waitForPayment: 'longPoll',
+			options: { waitTimeoutSeconds: 120 },
+		};
+		const { id, versionId } = await api.createWorkflow(workflow);
+		await api.activateWorkflow(id, versionId);
+		const key = `retryl${Date.now().toString(36)}`;
+		await start(path, { amount: 1100, description: 'Order 81', key });
+		await payOnCheckoutPage(key, '0712345672');
+		await statusBecomes(key, 'FAILED');
+		await payOnCheckoutPage(key, '0712345670');
+		const finished = await onlyExecution(id, 'success');
+		const { items } = await paidItems(finished.id);
+		expect(items).toEqual([expect.objectContaining({ key, status: 'COMPLETED', timedOut: false })]);
+	});
+
+	it('the trigger pattern (example 5): a failed attempt tells the payer, the payment that follows writes the one receipt', async () => {
+		const workflow = loadExample('5-callback-receipt.json', {
+			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
+		});
+		const trigger = (workflow.nodes as Json[])[0];
+		trigger.webhookId = `retry-${Date.now().toString(36)}`;
+		const { id, versionId } = await api.createWorkflow(workflow);
+		await api.activateWorkflow(id, versionId);
+		const callbackUrl = `${n8n.url}/webhook/${String(trigger.webhookId)}/littlepay`;
+		await waitFor('the production webhook', async () => {
+			const probe = await axios.post(callbackUrl, '', { validateStatus: () => true });
+			return probe.status === 404 ? undefined : probe.status;
+		});
+		const key = `retryt${Date.now().toString(36)}`;
+		await createSandboxIntentFor(key, callbackUrl);
+		await payOnCheckoutPage(key, '0712345671');
+		await statusBecomes(key, 'FAILED');
+		await payOnCheckoutPage(key, '0712345670');
+		const executions = await waitFor('two executions', async () => {
+			const list = await executionsOf(id);
+			return list.length === 2 && list.every((e) => e.status === 'success') ? list : undefined;
+		});
+		const ran: string[] = [];
+		for (const execution of executions) {
+			const { raw } = await paidItems(execution.id);
+			for (const node of ['Write Receipt', 'Tell the Payer'])
+				if (raw.includes(`"${node}"`)) ran.push(node);
+		}
+		expect(ran.sort()).toEqual(['Tell the Payer', 'Write Receipt']);
 	});
 
 	it('example 6: the checkout link is sent, the execution pauses, and the paid order is shipped', async () => {
@@ -289,11 +470,12 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 		).find((i) => i.description === 'Order 1006' && i.status === 'PENDING');
 		expect(intent).toBeDefined();
 		expect(await callbackUrlFor(String(intent!.key))).toContain('/webhook-waiting/');
-		// The customer pays the link (by M-Pesa here, straight at the gateway).
-		await axios.post(`${sandbox.baseUrl}/pay/${String(intent!.reference)}/process`, {
-			type: 'MPESA',
-			payment: { mobile: '254712345670' },
-		});
+		// The customer follows the sticky note on the checkout page: 0712345671 fails, then 0712345670 pays.
+		const key = String(intent!.key);
+		await payOnCheckoutPage(key, '0712345671');
+		await statusBecomes(key, 'FAILED');
+		expect((await executionsOf(id)).map((e) => e.status)).toEqual(['waiting']);
+		await payOnCheckoutPage(key, '0712345670');
 		const finished = await onlyExecution(id, 'success');
 		const execution = await api.execution(finished.id);
 		const data = parseFlatted(String(execution.data)) as {
@@ -306,5 +488,6 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 			expect.objectContaining({ reference: intent!.reference, status: 'COMPLETED' }),
 		]);
 		expect(data.resultData.runData['Look the Status Up']).toBeUndefined();
+		expect(data.resultData.runData['Payment Failed']).toBeUndefined();
 	});
 });

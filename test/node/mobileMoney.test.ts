@@ -1,7 +1,9 @@
 // Mobile Money: Collect and Request Payment, run as workflows through n8n-core's engine against the sandbox.
+import axios from 'axios';
+
 import { loadFixture, runWorkflow } from '../../scripts/engine';
 import { useNodeTestSandbox } from '../harness/sandbox';
-import { newKey } from '../sandbox/helpers';
+import { newKey, waitFor } from '../sandbox/helpers';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 
@@ -99,6 +101,33 @@ describe('Mobile Money: Collect', () => {
 			status: 'FAILED',
 			message: 'The payer cancelled the payment request',
 		});
+	});
+
+	it('reports a failed PIN prompt at once with payable: true, and the payer can still pay the same intent on its checkout page', async () => {
+		const declined = payer({ mobile: '254712345672' });
+		const result = await collect([declined]);
+		expect(result.error).toBeUndefined();
+		const [out] = result.output('Little Pay').map((o) => o.json);
+		expect(out).toMatchObject({ status: 'FAILED', payable: true, timedOut: false });
+		// Asking again: the payer gets the output's checkoutUrl and pays there, typing a local number.
+		const page = await axios.post(
+			String(out.checkoutUrl).replace(/\/?$/, '/mobile'),
+			new URLSearchParams({ type: 'MPESA', mobile: '0712 345 670' }).toString(),
+			{
+				headers: { 'content-type': 'application/x-www-form-urlencoded' },
+				maxRedirects: 0,
+				validateStatus: () => true,
+			},
+		);
+		expect(page.status).toBe(303);
+		const record = await waitFor('the payment on the checkout page', async () => {
+			const now = await sb.status(String(declined.key));
+			return now.status === 'COMPLETED' ? now : undefined;
+		});
+		expect((record.attempts as Array<{ status: string }>).map((a) => a.status)).toEqual([
+			'FAILED',
+			'COMPLETED',
+		]);
 	});
 
 	it('returns the PENDING prompt without waiting when Wait for Completion is off', async () => {

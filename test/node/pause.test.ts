@@ -4,6 +4,7 @@
 // n8n's waiting webhooks (and across a restart) is in test/e2e/pause.e2e.test.ts.
 import { generateKeyPairSync, sign } from 'node:crypto';
 
+import axios from 'axios';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
@@ -76,6 +77,9 @@ async function resumeCall(
 ): Promise<Call> {
 	const call: Call = { result: {} };
 	const res = {
+		setHeader() {
+			return res;
+		},
 		status(code: number) {
 			call.status = code;
 			return res;
@@ -92,6 +96,22 @@ async function resumeCall(
 		getRequestObject: () => ({ headers, rawBody: Buffer.from(rawBody) }),
 		getResponseObject: () => res,
 		getNodeParameter: (name: string, fallback?: unknown) => parameters[name] ?? fallback,
+		// A FAILED callback is judged by the status record, read with the node's API key credential.
+		getCredentials: async () => sb.credentials.littlePayApiKeyApi,
+		helpers: {
+			httpRequestWithAuthentication: async (
+				_type: string,
+				options: { url: string; method: string },
+			) => {
+				const answer = await axios.request({
+					url: options.url,
+					method: options.method,
+					headers: { 'X-API-KEY': String(sb.credentials.littlePayApiKeyApi.apiKey) },
+					validateStatus: () => true,
+				});
+				return { statusCode: answer.status, body: answer.data };
+			},
+		},
 		// n8n evaluates against the waiting node's stack entry; only $json fields are used.
 		evaluateExpression: (expression: string) => paused[/\$json\.(\w+)/.exec(expression)?.[1] ?? ''],
 	} as unknown as IWebhookFunctions;
@@ -217,6 +237,63 @@ describe('Pause Until Little Pay Calls Back', () => {
 		const body = callbackBody(String(paused.reference), 'PENDING');
 		const call = await resumeCall(paused, body, signedHeaders(body));
 		expect(call.result).toEqual({ webhookResponse: { received: true, ignored: 'not-final' } });
+	});
+
+	it('a FAILED callback while the payer can still pay is acknowledged and the execution keeps waiting', async () => {
+		const run = await runWorkflow(pausingWorkflow([order()]), { credentials: sb.credentials });
+		const paused = pausedItem(run);
+		const reference = String(paused.reference);
+		// The collect pause knows when its intent expires: its Pause Timeout.
+		expect(Date.parse(String(paused.expiresAt))).toBeGreaterThan(Date.now());
+		await sb.post(`/sandbox/payments/${reference}/resolve`, { status: 'FAILED' });
+		const body = callbackBody(reference, 'FAILED');
+		const call = await resumeCall(paused, body, signedHeaders(body));
+		expect(call.result).toEqual({
+			webhookResponse: { received: true, ignored: 'payer-can-still-pay' },
+		});
+	});
+
+	it('a FAILED callback once the intent can no longer be paid resumes with FAILED and payable: false', async () => {
+		const run = await runWorkflow(pausingWorkflow([order()]), { credentials: sb.credentials });
+		const paused = pausedItem(run);
+		const reference = String(paused.reference);
+		await sb.post(`/sandbox/payments/${reference}/resolve`, { status: 'FAILED' });
+		await sb.post(`/sandbox/payments/${reference}/expire`);
+		const body = callbackBody(reference, 'FAILED');
+		const call = await resumeCall(paused, body, signedHeaders(body));
+		const [[item]] = call.result.workflowData!;
+		expect(item.json).toMatchObject({
+			event: 'payment.failed',
+			reference,
+			status: 'FAILED',
+			payable: false,
+			timedOut: false,
+		});
+	});
+
+	it('a FAILED callback that arrives after the payment completed resumes with COMPLETED', async () => {
+		const run = await runWorkflow(pausingWorkflow([order()]), { credentials: sb.credentials });
+		const paused = pausedItem(run);
+		const reference = String(paused.reference);
+		await sb.post(`/sandbox/payments/${reference}/resolve`, { status: 'COMPLETED' });
+		const body = callbackBody(reference, 'FAILED');
+		const call = await resumeCall(paused, body, signedHeaders(body));
+		const [[item]] = call.result.workflowData!;
+		expect(item.json).toMatchObject({ event: 'payment.completed', status: 'COMPLETED' });
+	});
+
+	it('a FAILED callback that cannot be judged now (status API down) gets 503 and resumes nothing', async () => {
+		const run = await runWorkflow(pausingWorkflow([order()]), { credentials: sb.credentials });
+		const paused = pausedItem(run);
+		const reference = String(paused.reference);
+		await sb.post(`/sandbox/payments/${reference}/resolve`, { status: 'FAILED' });
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'GET', pathPrefix: '/api/payments-v2/', status: 503 }],
+		});
+		const body = callbackBody(reference, 'FAILED');
+		const call = await resumeCall(paused, body, signedHeaders(body));
+		expect(call.status).toBe(503);
+		expect(call.result.workflowData).toBeUndefined();
 	});
 
 	it('refuses a pause timeout outside 1 minute to 30 days before sending anything', async () => {

@@ -31,6 +31,15 @@ async function intentWithAttempt(sb: NodeTestSandbox, lastDigit: number) {
 	return intent;
 }
 
+/** Waits for the intent's attempt to fail, then expires the intent: it can no longer be paid. */
+async function failedThenExpired(sb: NodeTestSandbox, reference: string): Promise<void> {
+	await waitFor('the attempt to fail', async () =>
+		(await sb.status(reference)).status === 'FAILED' ? true : undefined,
+	);
+	const expired = await sb.post(`/sandbox/payments/${reference}/expire`);
+	if (expired.status !== 200) throw new Error(`expire: ${expired.status}`);
+}
+
 async function heldLongPolls(sb: NodeTestSandbox): Promise<number> {
 	return Number((await sb.get('/sandbox/stats')).data.data.heldLongPolls);
 }
@@ -194,6 +203,8 @@ describe('Payment', () => {
 
 		it('returns FAILED as output when the payer declines during the wait, with the full record when Simplify is off', async () => {
 			const intent = await intentWithAttempt(sb, 1);
+			// A failed attempt ends the payment only once the intent can no longer be paid.
+			await failedThenExpired(sb, intent.reference);
 			const result = await run(sb, 'payment-wait-for-completion.json', [
 				{ paymentId: intent.key, timeout: 30, simplify: false },
 			]);
@@ -209,6 +220,47 @@ describe('Payment', () => {
 			expect(out.json.attempts).toEqual([
 				expect.objectContaining({ provider: 'MPESA', status: 'FAILED' }),
 			]);
+		});
+
+		it('keeps waiting after a failed attempt while the intent can be paid, and ends COMPLETED when the payer pays on the same intent', async () => {
+			const intent = await intentWithAttempt(sb, 1);
+			await waitFor('the attempt to fail', async () =>
+				(await sb.status(intent.key)).status === 'FAILED' ? true : undefined,
+			);
+			const running = run(sb, 'payment-wait-for-completion.json', [
+				{ paymentId: intent.key, timeout: 30 },
+			]);
+			// The payer tries again on the checkout page, with a number that pays.
+			await new Promise((resolve) => setTimeout(resolve, 1500));
+			const retried = await sb.post(`/pay/${intent.reference}/process`, {
+				type: 'MPESA',
+				payment: { mobile: '254712345670' },
+			});
+			expect(retried.status).toBe(200);
+			const result = await running;
+			expect(result.error).toBeUndefined();
+			const [out] = result.output('Little Pay');
+			expect(out.json).toMatchObject({ key: intent.key, status: 'COMPLETED', timedOut: false });
+			expect(out.json.payable).toBeUndefined();
+			const ledger = (await sb.status(intent.key)).attempts as Array<{ status: string }>;
+			expect(ledger.map((a) => a.status)).toEqual(['FAILED', 'COMPLETED']);
+		});
+
+		it('ends a wait on a failed attempt at its timeout with FAILED, timedOut and payable: true', async () => {
+			const intent = await intentWithAttempt(sb, 2);
+			await waitFor('the attempt to fail', async () =>
+				(await sb.status(intent.key)).status === 'FAILED' ? true : undefined,
+			);
+			const result = await run(sb, 'payment-wait-for-completion.json', [
+				{ paymentId: intent.key, timeout: 2 },
+			]);
+			expect(result.error).toBeUndefined();
+			expect(result.output('Little Pay')[0].json).toMatchObject({
+				status: 'FAILED',
+				message: 'The payer cancelled the payment request',
+				payable: true,
+				timedOut: true,
+			});
 		});
 
 		it('answers at once for a payment that is already final', async () => {

@@ -12,7 +12,8 @@ import {
 	waitForPaymentField,
 	waitOptions,
 } from '../payment/pause';
-import { waitForFinalStatus } from '../payment/waitForCompletion.operation';
+import { payableField, waitForFinalStatus } from '../payment/waitForCompletion.operation';
+import { expiryAfterMinutes } from '../../helpers/paymentState';
 import {
 	createIntent,
 	intentBusinessFields,
@@ -51,6 +52,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { network, mobile } = readPayer(this, itemIndex);
 	const pause = mode === 'pause' ? readPause(this, itemIndex) : undefined;
 	const intent = await createIntent(this, itemIndex, 'collect', mobile, pause, network);
+	const expiresAt = intentExpiresAt(this, itemIndex, pause);
 	// An open intent of an earlier execution calls back elsewhere: settled is the answer, else an error.
 	if (pause && intent.alreadyExisted) {
 		return {
@@ -92,13 +94,26 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (intent.recovered || recovered) result.recovered = true;
 	if (intent.alreadyExisted) result.alreadyExisted = true;
 	if (alreadyPrompted) result.alreadyPrompted = true;
-	if (pause) return await pauseForCallback(this, itemIndex, result, pause.timeoutMinutes);
+	// The pause waits for the payment's end: a failed prompt keeps it waiting while the intent can
+	// still be paid (its checkout page), since a later payment calls back this execution only.
+	if (pause) {
+		return await pauseForCallback(
+			this,
+			itemIndex,
+			{ ...result, ...(expiresAt ? { expiresAt } : {}) },
+			pause.timeoutMinutes,
+		);
+	}
 	if (mode !== 'longPoll') return result;
+	// The long poll reports the prompt's answer, a failure too, at once (with payable: true): the
+	// payer cannot pay again without a new prompt or the link, and a later payment calls back the
+	// Callback URL, so nothing is lost by returning.
 	const final = await waitForFinalStatus(
 		this,
 		itemIndex,
 		reference,
 		longPollTimeoutSeconds(this, itemIndex),
+		{ failedAttemptEnds: true, expiresAt },
 	);
 	// The final record's message says why a payment failed; the prompt's notice is stale by then.
 	const settled = reconciliationFields(final);
@@ -111,6 +126,27 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		description: settled.description ?? result.description,
 		providerReference: settled.providerReference ?? result.providerReference,
 		paidAt: settled.paidAt,
+		...payableField(final, expiresAt),
 		timedOut: final.timedOut,
 	};
+}
+
+/**
+ * When the intent just created stops being payable: its Expires In, else the pause's timeout (set on
+ * the intent by createIntent), else Little Pay's default of 30 minutes. Counted from now, after the
+ * create answered, so the node never thinks an intent expired before the gateway does.
+ */
+function intentExpiresAt(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	pause: { timeoutMinutes: number } | undefined,
+): string | undefined {
+	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const minutes =
+		typeof options.expiresAt === 'number'
+			? options.expiresAt
+			: pause
+				? Math.ceil(pause.timeoutMinutes)
+				: 30;
+	return Number.isFinite(minutes) ? expiryAfterMinutes(minutes) : undefined;
 }

@@ -8,14 +8,18 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { paymentState } from '../../helpers/paymentState';
+import type { PaymentState } from '../../helpers/paymentState';
 import { invalidInput } from '../../helpers/validation';
 import { callbackEventId, callbackToItem, parseCallback } from '../../trigger/callbackEvent';
+import type { ParsedCallback } from '../../trigger/callbackEvent';
 import {
 	checkCallbackSignature,
 	rawCallbackBody,
 	refuseCallback as refuse,
 	signatureOptionFields,
 } from '../../trigger/callbackRequest';
+import { fetchPaymentStatus } from '../../trigger/confirmStatus';
 import { getPaymentStatus } from './getStatus.operation';
 
 /**
@@ -235,7 +239,7 @@ export async function pauseForIntent(
 ): Promise<IDataObject> {
 	if (intent.alreadyExisted) {
 		const record = await getPaymentStatus(context, itemIndex, String(intent.reference), false);
-		if (record.status === 'COMPLETED' || record.status === 'FAILED') {
+		if (paymentState(record) !== 'payable') {
 			return { ...intent, status: record.status, amount: record.amount, timedOut: false };
 		}
 		invalidInput(
@@ -253,9 +257,31 @@ export async function pauseForIntent(
 type ResumeContext = IWebhookFunctions & Pick<IExecuteFunctions, 'evaluateExpression'>;
 
 /**
+ * Where the paused payment stands after a FAILED callback, judged by the status record: the callback
+ * alone cannot tell a failed attempt (the payer may try again on the same checkout page) from the end
+ * of the payment. Undefined when the record cannot be read now.
+ */
+async function judgeFailedCallback(
+	context: ResumeContext,
+	reference: string,
+): Promise<PaymentState | undefined> {
+	let record: IDataObject | undefined;
+	try {
+		record = await fetchPaymentStatus(context, reference);
+	} catch {
+		return undefined;
+	}
+	if (!record) return undefined;
+	const knownExpiresAt = context.evaluateExpression('{{ $json.expiresAt ?? "" }}', 0);
+	return paymentState(record, Date.now(), knownExpiresAt);
+}
+
+/**
  * Resumes a paused execution with Little Pay's callback, verified exactly as the trigger verifies
  * it: signed over the raw body, within the timestamp window, for the paused intent, and final.
- * Anything else is refused and the execution keeps waiting.
+ * Anything else is refused and the execution keeps waiting. A FAILED callback ends the pause only
+ * when the payment can no longer be paid; while the payer can still try again it is acknowledged
+ * and the pause goes on, so the payment that follows still reaches this execution.
  */
 export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const context = this as ResumeContext;
@@ -263,15 +289,33 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 	if (!rawBody || rawBody.length === 0) return refuse(context, 400, 'empty-body');
 	const check = checkCallbackSignature(context, rawBody);
 	if (!check.ok) return refuse(context, 401, check.reason);
-	const callback = parseCallback(rawBody);
-	if ('error' in callback || callback.kind !== 'payment') {
+	const parsed = parseCallback(rawBody);
+	if ('error' in parsed || parsed.kind !== 'payment') {
 		return refuse(context, 400, 'not-a-payment-callback');
 	}
+	let callback: ParsedCallback = parsed;
 	const expected = String(context.evaluateExpression('{{ $json.reference }}', 0));
 	if (callback.body.reference !== expected) return refuse(context, 401, 'other-payment');
 	// Not settled yet: acknowledged, and the execution keeps waiting for the final callback.
 	if (callback.event === undefined)
 		return { webhookResponse: { received: true, ignored: 'not-final' } };
+	let payable: IDataObject = {};
+	if (callback.event === 'payment.failed') {
+		const state = await judgeFailedCallback(context, expected);
+		// Not 2xx: the gateway delivers again later, when the record can be read.
+		if (state === undefined) return refuse(context, 503, 'status-unavailable', 30);
+		if (state === 'payable') {
+			return { webhookResponse: { received: true, ignored: 'payer-can-still-pay' } };
+		}
+		// Callbacks can arrive out of order: the record says the payment completed meanwhile.
+		if (state === 'completed') {
+			callback = {
+				...callback,
+				event: 'payment.completed',
+				body: { ...callback.body, status: 'COMPLETED' },
+			};
+		} else payable = { payable: false };
+	}
 	const pausedAt = Date.parse(String(context.evaluateExpression('{{ $json.pausedAt }}', 0)));
 	const waitedSeconds = Number.isFinite(pausedAt)
 		? Math.max(0, Math.round((Date.now() - pausedAt) / 1000))
@@ -283,6 +327,7 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 				{
 					json: {
 						...callbackToItem(callback, 'signature', callbackEventId(callback)),
+						...payable,
 						timedOut: false,
 						waitedSeconds,
 					},

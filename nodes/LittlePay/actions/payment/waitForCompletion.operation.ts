@@ -1,6 +1,7 @@
 import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { paymentState } from '../../helpers/paymentState';
 import { requireText } from '../../helpers/validation';
 import { expectSuccess, isLost, sendOnce } from '../../transport';
 import { showFor, simplifyField, simplifyPayment } from '../common';
@@ -34,18 +35,35 @@ export const description: INodeProperties[] = showFor('payment', 'waitForComplet
 	},
 ]);
 
-const FINAL = new Set(['COMPLETED', 'FAILED']);
+/** What ends a long poll besides the payment's final state, and the intent's expiry if the node knows it. */
+export interface WaitUntil {
+	/** End on a failed attempt too (Collect: the PIN prompt it sent has been answered). */
+	failedAttemptEnds?: boolean;
+	/** When the intent stops being payable, if the node set it (ISO time). */
+	expiresAt?: string;
+}
+
+/**
+ * `payable` for a FAILED output: whether the payer can still pay the same intent (another attempt
+ * on its checkout page or a new PIN prompt), so a workflow knows a failure is not yet the end.
+ */
+export function payableField(record: IDataObject, expiresAt?: string): IDataObject {
+	if (String(record.status) !== 'FAILED') return {};
+	return { payable: paymentState(record, Date.now(), expiresAt) === 'payable' };
+}
 
 /**
  * Waits for a final status with long polls: each request is held by the server until the status
  * changes, so a payment costs about one request instead of one per second. A server long poll that
- * ends with PENDING is followed by another; a PENDING answered at once waits a second first.
+ * ends with PENDING is followed by another; a PENDING answered at once waits a second first. A
+ * failed attempt on an intent that can still be paid is not the end (see helpers/paymentState).
  */
 export async function waitForFinalStatus(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	paymentId: string,
 	timeoutSeconds: number,
+	until: WaitUntil = {},
 ): Promise<IDataObject> {
 	const deadline = Date.now() + timeoutSeconds * 1000;
 	let requests = 0;
@@ -79,7 +97,10 @@ export async function waitForFinalStatus(
 			continue;
 		}
 		record = expectSuccess(context, answer, itemIndex);
-		if (FINAL.has(String(record.status))) return { ...record, timedOut: false, requests };
+		const ended =
+			paymentState(record, Date.now(), until.expiresAt) !== 'payable' ||
+			(until.failedAttemptEnds === true && record.status === 'FAILED');
+		if (ended) return { ...record, timedOut: false, requests };
 		if (Date.now() - started < 1000)
 			await sleep(Math.min(1000, Math.max(0, deadline - Date.now())));
 	}
@@ -102,8 +123,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (this.getNodeParameter('waitForPayment', itemIndex, 'longPoll') === 'pause') {
 		const pause = readPause(this, itemIndex, 'How to Wait');
 		const record = await getPaymentStatus(this, itemIndex, paymentId, false);
-		if (FINAL.has(String(record.status))) {
-			return { ...(simplify ? simplifyPayment(record) : record), timedOut: false, requests: 1 };
+		if (paymentState(record) !== 'payable') {
+			return {
+				...(simplify ? simplifyPayment(record) : record),
+				...payableField(record),
+				timedOut: false,
+				requests: 1,
+			};
 		}
 		return await pauseForCallback(
 			this,
@@ -114,6 +140,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				amount: record.amount,
 				currency: record.currency ?? null,
 				description: record.description ?? null,
+				...(typeof record.expiresAt === 'string' ? { expiresAt: record.expiresAt } : {}),
 			},
 			pause.timeoutMinutes,
 		);
@@ -121,6 +148,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const timeout = longPollTimeoutSeconds(this, itemIndex);
 	const result = await waitForFinalStatus(this, itemIndex, paymentId, timeout);
 	return simplify
-		? { ...simplifyPayment(result), timedOut: result.timedOut, requests: result.requests }
-		: result;
+		? {
+				...simplifyPayment(result),
+				...payableField(result),
+				timedOut: result.timedOut,
+				requests: result.requests,
+			}
+		: { ...result, ...payableField(result) };
 }

@@ -13,7 +13,7 @@ import * as card from './actions/card/Card.resource';
 import * as disbursement from './actions/disbursement/Disbursement.resource';
 import * as mobileMoney from './actions/mobileMoney/MobileMoney.resource';
 import * as payment from './actions/payment/Payment.resource';
-import { resumeOnCallback, resumeWebhooks } from './actions/payment/pause';
+import { resumeOnCallback, resumeWebhooks } from './flows/pause';
 import * as paymentIntent from './actions/paymentIntent/PaymentIntent.resource';
 import * as refund from './actions/refund/Refund.resource';
 import { router } from './actions/router';

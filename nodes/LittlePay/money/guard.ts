@@ -12,7 +12,7 @@ import {
 	nodeLimits,
 } from './limits';
 import type { LimitSet, MoneyMove, MoveKind, Spent } from './limits';
-import { expectSuccess, readLittlePay } from '../transport';
+import { getPaymentRecord } from '../transport/gateway';
 
 /** The operations that move money, by `resource:operation`; everything else is a read or a page. */
 export const MONEY_OPERATIONS: Record<string, MoveKind> = {
@@ -297,21 +297,6 @@ export interface MoveRequest {
 	record?: IDataObject;
 }
 
-/** Reads a payment's status record for the limits (a read: safe to send, retried like every read). */
-async function readPaymentRecord(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	paymentId: string,
-): Promise<IDataObject> {
-	const response = await readLittlePay(context, {
-		credential: 'littlePayApiKeyApi',
-		method: 'GET',
-		path: `/api/payments-v2/${encodeURIComponent(paymentId)}`,
-		itemIndex,
-	});
-	return expectSuccess(context, response, itemIndex);
-}
-
 /**
  * Checks a money move against the node's and the credential's limits (the stricter wins) and what
  * this execution already moved, then reserves it; throws a MoneyRefusal before anything is sent.
@@ -341,7 +326,8 @@ export async function enforceLimits(
 	};
 	const recordId = request.intentReference ?? request.paymentId;
 	if (recordId !== undefined && (request.amount === undefined || request.kind === 'refund')) {
-		const record = request.record ?? (await readPaymentRecord(context, itemIndex, recordId));
+		const record =
+			request.record ?? (await getPaymentRecord(context, itemIndex, recordId, false, 30000));
 		move.currency = String(record.currency ?? move.currency ?? '');
 		if (request.amount === undefined) move.amount = Number(record.amount ?? 0);
 		if (request.kind === 'refund') {

@@ -146,6 +146,18 @@ function requireSelectedCredential(
 	});
 }
 
+const withoutTrailingSlash = (url: unknown) => String(url).replace(/\/+$/, '');
+
+/** A credential's payments base URL: Little Pay's own unless the credential names another. */
+export function baseUrlOf(data: IDataObject): string {
+	return withoutTrailingSlash(data.baseUrl || 'https://pay.little.africa');
+}
+
+/** Little Pay's payment status path, by reference or key: the one place it is spelled. */
+export function paymentStatusPath(paymentId: string): string {
+	return `/api/payments-v2/${encodeURIComponent(paymentId)}`;
+}
+
 async function readCredential(
 	context: IExecuteFunctions,
 	type: LittlePayCredential,
@@ -154,8 +166,7 @@ async function readCredential(
 	requireSelectedCredential(context, type, itemIndex);
 	const data = await context.getCredentials(type, itemIndex);
 	const details = context.getNode().credentials?.[type];
-	const withoutTrailingSlash = (url: unknown) => String(url).replace(/\/+$/, '');
-	const baseUrl = withoutTrailingSlash(data.baseUrl || 'https://pay.little.africa');
+	const baseUrl = baseUrlOf(data);
 	const disbursementBaseUrl = data.disbursementBaseUrl
 		? withoutTrailingSlash(data.disbursementBaseUrl)
 		: baseUrl;
@@ -461,7 +472,7 @@ export async function processOnce(
 	const statusRequest: LittlePayRequest = {
 		credential: 'littlePayApiKeyApi',
 		method: 'GET',
-		path: `/api/payments-v2/${encodeURIComponent(reference)}`,
+		path: paymentStatusPath(reference),
 		itemIndex,
 	};
 	if (checkFirst) {

@@ -1,6 +1,8 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
+import { baseUrlOf, paymentStatusPath } from '../transport';
+
 /**
  * Asks the gateway's status endpoint what it knows about a payment, so a callback is only
  * trusted when the gateway itself agrees. Returns the status record, or undefined if unknown.
@@ -10,13 +12,13 @@ export async function fetchPaymentStatus(
 	reference: string,
 ): Promise<IDataObject | undefined> {
 	const credentials = await context.getCredentials('littlePayApiKeyApi');
-	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+	const baseUrl = baseUrlOf(credentials);
 	const response = (await context.helpers.httpRequestWithAuthentication.call(
 		context,
 		'littlePayApiKeyApi',
 		{
 			method: 'GET',
-			url: `${baseUrl}/api/payments-v2/${encodeURIComponent(reference)}`,
+			url: `${baseUrl}${paymentStatusPath(reference)}`,
 			json: true,
 			timeout: 10000,
 			ignoreHttpStatusErrors: true,

@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import {
 	invalidInput,
 	normalizeMobileNumber,
+	requireText,
 	validateAmount,
 	validateCurrency,
 	validateKey,
@@ -182,4 +183,26 @@ export function payoutKey(context: IExecuteFunctions, itemIndex: number): string
 	if (keyIsGenerated(context, itemIndex))
 		return keyForItem(context, itemIndex, '', 'disbursement').key;
 	return mappedKey(context, itemIndex);
+}
+
+/** The payout to look up, shared by Get and Wait for Settlement. */
+export const payoutIdField: INodeProperties = {
+	displayName: 'ID or Key',
+	name: 'disbursementId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. {{ $json.key }}',
+	hint: 'The id Little Pay returned, or your key, e.g. {{ $json.key }} from an earlier payout run',
+	description: 'Which payout to look up',
+};
+
+/** Reads the payout id or key of one item. */
+export function readPayoutId(context: IExecuteFunctions, itemIndex: number): string {
+	return requireText(
+		context.getNode(),
+		itemIndex,
+		context.getNodeParameter('disbursementId', itemIndex),
+		'ID or Key',
+	);
 }

@@ -1,21 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
-import { requireText } from '../../helpers/validation';
 import { showFor } from '../common';
+import { payoutIdField, readPayoutId } from './fields';
 import { lookupPayout } from './settlement';
-
-/** The payout to look up, shared by Get and Wait for Settlement. */
-export const payoutIdField: INodeProperties = {
-	displayName: 'ID or Key',
-	name: 'disbursementId',
-	type: 'string',
-	required: true,
-	default: '',
-	placeholder: 'e.g. {{ $json.key }}',
-	hint: 'The id Little Pay returned, or your key, e.g. {{ $json.key }} from an earlier payout run',
-	description: 'Which payout to look up',
-};
 
 export const description: INodeProperties[] = showFor('disbursement', 'get', [
 	payoutIdField,
@@ -37,16 +25,6 @@ export const description: INodeProperties[] = showFor('disbursement', 'get', [
 		],
 	},
 ]);
-
-/** Reads the payout id or key of one item. */
-export function readPayoutId(context: IExecuteFunctions, itemIndex: number): string {
-	return requireText(
-		context.getNode(),
-		itemIndex,
-		context.getNodeParameter('disbursementId', itemIndex),
-		'ID or Key',
-	);
-}
 
 /** Reads a payout by the ID returned at creation or by its key, as a payout item (outcome, reason, ...). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

@@ -7,7 +7,7 @@ import type {
 
 import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { concurrencyOption, showFor } from '../common';
-import { payoutIdField, readPayoutId } from './get.operation';
+import { payoutIdField, readPayoutId } from './fields';
 import {
 	lookupPayout,
 	readSettleTimeout,

@@ -11,15 +11,15 @@ import {
 	readPause,
 	waitForPaymentField,
 	waitOptions,
-} from '../payment/pause';
-import { payableField, waitForFinalStatus } from '../payment/waitForCompletion.operation';
+} from '../../flows/pause';
+import { payableField, waitForFinalStatus } from '../../flows/waitForPayment';
+import { createIntent } from '../../flows/createIntent';
 import { expiryAfterMinutes } from '../../helpers/paymentState';
 import {
-	createIntent,
 	intentBusinessFields,
 	intentCallbackAndKeyFields,
 	intentOptionsCollection,
-} from '../paymentIntent/create.operation';
+} from '../paymentIntent/fields';
 import { payerFields, readPayer } from './fields';
 
 export const description: INodeProperties[] = showFor('mobileMoney', 'collect', [

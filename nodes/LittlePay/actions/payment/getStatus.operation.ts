@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { requireText } from '../../helpers/validation';
-import { expectSuccess, readLittlePay } from '../../transport';
+import { getPaymentRecord } from '../../transport/gateway';
 import { concurrencyOption, showFor, simplifyField, simplifyPayment } from '../common';
 import { paymentIdField } from './fields';
 
@@ -31,25 +31,6 @@ export const description: INodeProperties[] = showFor('payment', 'getStatus', [
 	},
 ]);
 
-/** Reads a payment status record, optionally holding one long poll. */
-export async function getPaymentStatus(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	paymentId: string,
-	longPoll: boolean,
-	timeoutMs = 60000,
-): Promise<IDataObject> {
-	const response = await readLittlePay(context, {
-		credential: 'littlePayApiKeyApi',
-		method: 'GET',
-		path: `/api/payments-v2/${encodeURIComponent(paymentId)}`,
-		qs: longPoll ? { longPoll: true } : undefined,
-		timeoutMs,
-		itemIndex,
-	});
-	return expectSuccess(context, response, itemIndex);
-}
-
 /** Gets the status of a payment by reference or key. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const paymentId = requireText(
@@ -58,7 +39,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this.getNodeParameter('paymentId', itemIndex),
 		'Reference or Key',
 	);
-	const record = await getPaymentStatus(
+	const record = await getPaymentRecord(
 		this,
 		itemIndex,
 		paymentId,

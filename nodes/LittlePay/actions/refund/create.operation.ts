@@ -5,7 +5,7 @@ import { enforceLimits } from '../../money/guard';
 import { createOnce, expectSuccess, throwUnknownOutcome } from '../../transport';
 import { sentRecordFor, showFor } from '../common';
 import { paymentIdField } from '../payment/fields';
-import { getPaymentStatus } from '../payment/getStatus.operation';
+import { getPaymentRecord } from '../../transport/gateway';
 
 export const description: INodeProperties[] = showFor('refund', 'create', [
 	paymentIdField,
@@ -110,7 +110,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	// The status record names the payment in the output (reference, key, currency) whichever of
 	// reference or key the item gave, and gives the amount of a full refund. A read, safe to repeat.
-	const record = await getPaymentStatus(this, itemIndex, paymentId, false);
+	const record = await getPaymentRecord(this, itemIndex, paymentId, false);
 	let amount: number;
 	if (partialAmount !== undefined) {
 		amount = partialAmount;

@@ -8,19 +8,19 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { paymentState } from '../../helpers/paymentState';
-import type { PaymentState } from '../../helpers/paymentState';
-import { invalidInput } from '../../helpers/validation';
-import { callbackEventId, callbackToItem, parseCallback } from '../../trigger/callbackEvent';
-import type { ParsedCallback } from '../../trigger/callbackEvent';
+import { paymentState } from '../helpers/paymentState';
+import type { PaymentState } from '../helpers/paymentState';
+import { invalidInput } from '../helpers/validation';
+import { callbackEventId, callbackToItem, parseCallback } from '../trigger/callbackEvent';
+import type { ParsedCallback } from '../trigger/callbackEvent';
 import {
 	checkCallbackSignature,
 	rawCallbackBody,
 	refuseCallback as refuse,
 	signatureOptionFields,
-} from '../../trigger/callbackRequest';
-import { fetchPaymentStatus } from '../../trigger/confirmStatus';
-import { getPaymentStatus } from './getStatus.operation';
+} from '../trigger/callbackRequest';
+import { fetchPaymentStatus } from '../trigger/confirmStatus';
+import { getPaymentRecord } from '../transport/gateway';
 
 /**
  * The resume webhook n8n calls when Little Pay posts to an execution's resume URL. Like n8n's Wait
@@ -238,7 +238,7 @@ export async function pauseForIntent(
 	timeoutMinutes: number,
 ): Promise<IDataObject> {
 	if (intent.alreadyExisted) {
-		const record = await getPaymentStatus(context, itemIndex, String(intent.reference), false);
+		const record = await getPaymentRecord(context, itemIndex, String(intent.reference), false);
 		if (paymentState(record) !== 'payable') {
 			return { ...intent, status: record.status, amount: record.amount, timedOut: false };
 		}

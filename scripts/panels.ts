@@ -33,7 +33,10 @@ function shown(
 
 /** One field as the panel presents it: everything but where it is shown. */
 function field(property: INodeProperties): unknown {
-	const { displayOptions: _where, options, ...rest } = property;
+	const rest: Partial<INodeProperties> = { ...property };
+	delete rest.displayOptions;
+	delete rest.options;
+	const options = property.options;
 	const nested = (options ?? []).map((option) =>
 		'type' in option ? field(option as INodeProperties) : option,
 	);

@@ -8,9 +8,30 @@ import type {
 
 import { deterministicKey, invalidInput, validateKey } from '../helpers/validation';
 import { isDirectToolCall, isToolCall, toolCallKey, toolCallRecordId } from '../money/guard';
+import type { MoveKind } from '../money/limits';
 
-/** What every operation file exports: its parameters and how it runs one item. */
+/** The parameter that names an item's row, and the field Continue On Fail copies it into. */
+export interface RowKey {
+	parameter: string;
+	field: 'key' | 'reference' | 'id';
+}
+
+/**
+ * What every operation file exports: everything the node knows about the operation sits beside its
+ * parameters and how it runs one item, and the node's tables (canvas subtitles, row keys, the money
+ * operations, which need the Client ID and Secret) are derived from these (actions/registry.ts).
+ */
 export interface Operation {
+	/** The canvas subtitle, in words ("Collect · Mobile Money"). */
+	subtitle: string;
+	/** The parameter that names an item's row on a Continue On Fail error item. */
+	rowKey?: RowKey;
+	/** The money it moves: absent for reads and pages. */
+	moves?: MoveKind;
+	/** What it does as an AI tool, in one sentence (money operations: the start of the tool description). */
+	toolSummary?: string;
+	/** Whether it creates a payment intent (and so signs in with the Client ID and Secret). */
+	createsIntent?: boolean;
 	description: INodeProperties[];
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject>;
 	/** How many items may run at once (1-10); one at a time when absent. */

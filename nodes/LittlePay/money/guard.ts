@@ -14,16 +14,6 @@ import {
 import type { LimitSet, MoneyMove, MoveKind, Spent } from './limits';
 import { getPaymentRecord } from '../transport/gateway';
 
-/** The operations that move money, by `resource:operation`; everything else is a read or a page. */
-export const MONEY_OPERATIONS: Record<string, MoveKind> = {
-	'paymentIntent:create': 'payment',
-	'mobileMoney:collect': 'payment',
-	'mobileMoney:requestPayment': 'payment',
-	'card:processPayment': 'payment',
-	'refund:create': 'refund',
-	'disbursement:create': 'payout',
-};
-
 /**
  * Whether the node runs as an AI tool. n8n makes the tool variant of a `usableAsTool` node as a type
  * named `<package>.<node>Tool` (n8n's NodeTypes and convertNodeToAiTool), and runs that type in every
@@ -456,10 +446,10 @@ function refusalOutput(refusal: MoneyRefusal): IDataObject {
 export async function runGuarded(
 	context: IExecuteFunctions,
 	operationId: string,
+	kind: MoveKind | undefined,
 	itemIndex: number,
 	run: () => Promise<IDataObject>,
 ): Promise<IDataObject> {
-	const kind = MONEY_OPERATIONS[operationId];
 	if (kind === undefined) return await run();
 	if (!isToolCall(context)) {
 		const { answer, failure } = await attempt(run);

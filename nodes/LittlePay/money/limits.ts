@@ -87,7 +87,7 @@ const NODE_LIMIT_FIELDS: Record<string, string> = {
 	maxTotalPerSession: 'Max Total per Chat Session',
 };
 
-/** The node's Spending Limits, shown on every money-moving operation, in workflows and in tool mode. */
+/** The node's Spending Limits: every money-moving operation shows them (registry), in workflows and in tool mode. */
 export const spendingLimitsProperty: INodeProperties = {
 	displayName: 'Spending Limits',
 	name: 'spendingLimits',
@@ -97,12 +97,6 @@ export const spendingLimitsProperty: INodeProperties = {
 	noDataExpression: true,
 	description:
 		"Limits checked before anything is sent; a call outside them is refused and sends nothing. Amounts are in the currency's main unit (1500 = KES 1,500). Limits on the API-key credential apply as well; the stricter wins.",
-	displayOptions: {
-		show: {
-			resource: ['paymentIntent', 'mobileMoney', 'card', 'refund', 'disbursement'],
-			operation: ['create', 'collect', 'requestPayment', 'processPayment'],
-		},
-	},
 	options: [
 		{
 			displayName: 'Allowed Currencies',

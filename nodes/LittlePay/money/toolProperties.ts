@@ -2,16 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { spendingLimitsProperty } from './limits';
 
-const MONEY_RESOURCES = ['paymentIntent', 'mobileMoney', 'card', 'refund', 'disbursement'];
-// With these resources, these operations are exactly the money-moving ones (the `create` of a payment
-// intent, a refund and a disbursement; collect; request payment; process a card payment).
-const MONEY_OPERATION_NAMES = ['create', 'collect', 'requestPayment', 'processPayment'];
-
-const inToolModeForMoney = {
-	'@tool': [true],
-	resource: MONEY_RESOURCES,
-	operation: MONEY_OPERATION_NAMES,
-};
+/** Where the money notices show: in tool mode, on the money operations (from the registry). */
+type MoneyOperations = { resource: string[]; operation: string[] };
 
 const UNITS =
 	"Amounts are in the currency's main unit, not cents: 1500 means KES 1,500. Decimals are allowed; M-Pesa pays whole shillings.";
@@ -34,7 +26,8 @@ const LIMITS_IN_FORCE = [
 	"return parts.length ? 'Limits in force: ' + parts.join('; ') + '. The credential may set stricter ones.' : 'The workflow owner may set limits; a refusal names the one that applied.'; })() }}",
 ].join(' ');
 
-function moneyDescription(resource: string, operation: string, what: string): INodeProperties {
+/** A money tool's default description: what it does, units, number formats, refusals and the limits in force. */
+function moneyDescription(resource: string, what: string): INodeProperties {
 	return {
 		displayName: 'Description',
 		name: 'toolDescription',
@@ -43,7 +36,7 @@ function moneyDescription(resource: string, operation: string, what: string): IN
 		default: `=${what} ${UNITS} ${resource === 'refund' ? '' : `${NUMBERS} `}${REFUSALS} ${LIMITS_IN_FORCE}`,
 		description:
 			'Explain to the AI model what this tool does; the default states units, number formats and the limits in force',
-		displayOptions: { show: { '@tool': [true], resource: [resource], operation: [operation] } },
+		displayOptions: { show: { '@tool': [true] } },
 	};
 }
 
@@ -51,80 +44,59 @@ function moneyDescription(resource: string, operation: string, what: string): IN
  * What a money-moving tool may do, in plain words, shown only in tool mode: placed right under the
  * Resource so the author reads it before anything else on the panel.
  */
-export const moneyNotices: INodeProperties[] = [
-	{
-		displayName:
-			'As a tool this operation moves no money: every call answers refused: true and sends nothing. Reads such as Payment: Get Status always work. To let the AI model move money, turn on Allow Money Moves as a Tool and set Spending Limits.',
-		name: 'moneyMovesOffNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { ...inToolModeForMoney, allowMoneyMoves: [false] } },
-	},
-	{
-		displayName:
-			'The AI model can now move money with this tool: it chooses every value written as $fromAI (✨), so anyone who can prompt it can ask for any amount or number. Only the Spending Limits below and on the credential hold it; an identical call in one agent run or chat session moves money once.',
-		name: 'moneyMovesOnNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { ...inToolModeForMoney, allowMoneyMoves: [true] } },
-	},
-];
+export function moneyNotices(money: MoneyOperations): INodeProperties[] {
+	const inToolModeForMoney = { '@tool': [true], ...money };
+	return [
+		{
+			displayName:
+				'As a tool this operation moves no money: every call answers refused: true and sends nothing. Reads such as Payment: Get Status always work. To let the AI model move money, turn on Allow Money Moves as a Tool and set Spending Limits.',
+			name: 'moneyMovesOffNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { ...inToolModeForMoney, allowMoneyMoves: [false] } },
+		},
+		{
+			displayName:
+				'The AI model can now move money with this tool: it chooses every value written as $fromAI (✨), so anyone who can prompt it can ask for any amount or number. Only the Spending Limits below and on the credential hold it; an identical call in one agent run or chat session moves money once.',
+			name: 'moneyMovesOnNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { ...inToolModeForMoney, allowMoneyMoves: [true] } },
+		},
+	];
+}
 
 /**
- * The tool-mode fields after the operation's own (n8n shows them only when the node is attached to an
- * AI Agent or an MCP Server Trigger): the switch that lets a tool move money, the Spending Limits
- * (shown in workflows too), and a tool description that says units and limits.
+ * The fields every money operation has after its own (the registry shows them for that operation):
+ * the switch that lets a tool move money and the tool description (both only in tool mode, where n8n
+ * shows them when the node is attached to an AI Agent or an MCP Server Trigger), and the Spending
+ * Limits (in workflows too).
  */
-export const moneyProperties: INodeProperties[] = [
-	{
-		displayName: 'Allow Money Moves as a Tool',
-		name: 'allowMoneyMoves',
-		type: 'boolean',
-		default: false,
-		noDataExpression: true,
-		description:
-			'Whether the AI model may collect, charge, refund or pay out through this tool, within the Spending Limits; off, every call is refused and nothing is sent',
-		displayOptions: { show: inToolModeForMoney },
-	},
-	spendingLimitsProperty,
-	moneyDescription(
-		'paymentIntent',
-		'create',
-		'Creates a Little Pay payment intent and returns its reference and checkout link (checkoutUrl) to send to the payer.',
-	),
-	moneyDescription(
-		'mobileMoney',
-		'collect',
-		"Charges a payer's mobile money wallet with Little Pay: sends a PIN prompt to their phone and returns the payment status.",
-	),
-	moneyDescription(
-		'mobileMoney',
-		'requestPayment',
-		'Sends a mobile money PIN prompt for an existing Little Pay payment intent, by its reference.',
-	),
-	moneyDescription(
-		'card',
-		'processPayment',
-		'Charges the card of an existing Little Pay payment intent after its 3-D Secure steps, by its reference.',
-	),
-	moneyDescription(
-		'refund',
-		'create',
-		'Refunds a completed Little Pay payment, by its reference or key; never more than was paid less what was refunded.',
-	),
-	moneyDescription(
-		'disbursement',
-		'create',
-		'Pays money out to a mobile money wallet with Little Pay and returns the payout status and fee.',
-	),
-	{
-		displayName: 'Description',
-		name: 'toolDescription',
-		type: 'string',
-		typeOptions: { rows: 2 },
-		default: '',
-		placeholder: 'Empty: n8n describes the tool by its operation',
-		description: 'Explain to the AI model what this tool does',
-		displayOptions: { show: { '@tool': [true] }, hide: { operation: MONEY_OPERATION_NAMES } },
-	},
-];
+export function moneyFields(resource: string, toolSummary: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Allow Money Moves as a Tool',
+			name: 'allowMoneyMoves',
+			type: 'boolean',
+			default: false,
+			noDataExpression: true,
+			description:
+				'Whether the AI model may collect, charge, refund or pay out through this tool, within the Spending Limits; off, every call is refused and nothing is sent',
+			displayOptions: { show: { '@tool': [true] } },
+		},
+		spendingLimitsProperty,
+		moneyDescription(resource, toolSummary),
+	];
+}
+
+/** The tool description of the operations that move no money. */
+export const toolDescriptionField: INodeProperties = {
+	displayName: 'Description',
+	name: 'toolDescription',
+	type: 'string',
+	typeOptions: { rows: 2 },
+	default: '',
+	placeholder: 'Empty: n8n describes the tool by its operation',
+	description: 'Explain to the AI model what this tool does',
+	displayOptions: { show: { '@tool': [true] } },
+};

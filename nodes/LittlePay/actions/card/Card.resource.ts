@@ -15,7 +15,8 @@ export const operations = {
 	processPayment,
 };
 
-export const description: INodeProperties[] = [
+/** What the panel shows for the resource before its operation's fields: the operation selector first. */
+export const header: INodeProperties[] = [
 	operationSelector('card', [
 		{
 			name: 'Get Device Data Collection Token',
@@ -56,9 +57,4 @@ export const description: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { resource: ['card'] } },
 	},
-	...getDeviceDataCollectionToken.description,
-	...buildDeviceDataCollectionPage.description,
-	...checkEnrolment.description,
-	...buildStepUpPage.description,
-	...processPayment.description,
 ];

@@ -5,6 +5,12 @@ import { requireText, validateAmount, validateUrl } from '../../helpers/validati
 import { showFor } from '../common';
 import { accessTokenField, intentReferenceField, respondToWebhookNotice } from './fields';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Card 2/5 · Device Check Page';
+
+/** Continue On Fail names a failed row by this parameter, as `reference`. */
+export const rowKey = { parameter: 'reference', field: 'reference' } as const;
+
 export const description: INodeProperties[] = showFor('card', 'buildDeviceDataCollectionPage', [
 	respondToWebhookNotice('device check page'),
 	intentReferenceField,

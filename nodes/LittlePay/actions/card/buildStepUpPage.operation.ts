@@ -5,6 +5,12 @@ import { requireText, validateUrl } from '../../helpers/validation';
 import { showFor } from '../common';
 import { accessTokenField, intentReferenceField, respondToWebhookNotice } from './fields';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Card 4/5 · Bank Check Page';
+
+/** Continue On Fail names a failed row by this parameter, as `reference`. */
+export const rowKey = { parameter: 'reference', field: 'reference' } as const;
+
 export const description: INodeProperties[] = showFor('card', 'buildStepUpPage', [
 	respondToWebhookNotice("bank's check page"),
 	{

@@ -5,6 +5,12 @@ import { expectSuccess, isLost, sendOnce, throwUnknownOutcome } from '../../tran
 import { showFor } from '../common';
 import { intentReferenceField } from './fields';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Card 3/5 · Check Enrolment';
+
+/** Continue On Fail names a failed row by this parameter, as `reference`. */
+export const rowKey = { parameter: 'reference', field: 'reference' } as const;
+
 export const description: INodeProperties[] = showFor('card', 'checkEnrolment', [
 	intentReferenceField,
 	{

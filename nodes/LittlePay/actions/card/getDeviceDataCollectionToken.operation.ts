@@ -6,6 +6,12 @@ import { expectSuccess, isLost, sendOnce, throwUnknownOutcome } from '../../tran
 import { showFor } from '../common';
 import { intentReferenceField } from './fields';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Card 1/5 · Send Card';
+
+/** Continue On Fail names a failed row by this parameter, as `reference`. */
+export const rowKey = { parameter: 'reference', field: 'reference' } as const;
+
 export const description: INodeProperties[] = showFor('card', 'getDeviceDataCollectionToken', [
 	intentReferenceField,
 	{

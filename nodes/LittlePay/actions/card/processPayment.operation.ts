@@ -6,6 +6,19 @@ import { processOnce } from '../../transport';
 import { showFor } from '../common';
 import { intentReferenceField } from './fields';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Card 5/5 · Charge Card';
+
+/** Continue On Fail names a failed row by this parameter, as `reference`. */
+export const rowKey = { parameter: 'reference', field: 'reference' } as const;
+
+/** It moves money: the money rules (keys, limits, the tool switch) apply. */
+export const moves = 'payment' as const;
+
+/** What the tool does, first in its default description. */
+export const toolSummary =
+	'Charges the card of an existing Little Pay payment intent after its 3-D Secure steps, by its reference.';
+
 export const description: INodeProperties[] = showFor('card', 'processPayment', [
 	intentReferenceField,
 ]);

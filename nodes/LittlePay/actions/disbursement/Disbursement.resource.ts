@@ -9,7 +9,8 @@ import * as waitForSettlement from './waitForSettlement.operation';
 
 export const operations = { create, get, getCharges, quoteFee, waitForSettlement };
 
-export const description: INodeProperties[] = [
+/** What the panel shows for the resource before its operation's fields: the operation selector first. */
+export const header: INodeProperties[] = [
 	operationSelector('disbursement', [
 		{
 			name: 'Create',
@@ -42,9 +43,4 @@ export const description: INodeProperties[] = [
 			description: 'Wait until payouts of an earlier run have completed or failed, by ID or key',
 		},
 	]),
-	...create.description,
-	...get.description,
-	...getCharges.description,
-	...quoteFee.description,
-	...waitForSettlement.description,
 ];

@@ -26,6 +26,19 @@ import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './sett
 /** How many payouts a waiting run looks up at once: reads, safe to overlap, bounded for the gateway. */
 export const LOOKUPS_AT_ONCE = 10;
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Pay Out · Disbursement';
+
+/** Continue On Fail names a failed row by this parameter, as `key`. */
+export const rowKey = { parameter: 'key', field: 'key' } as const;
+
+/** It moves money: the money rules (keys, limits, the tool switch) apply. */
+export const moves = 'payout' as const;
+
+/** What the tool does, first in its default description. */
+export const toolSummary =
+	'Pays money out to a mobile money wallet with Little Pay and returns the payout status and fee.';
+
 export const description: INodeProperties[] = showFor('disbursement', 'create', [
 	amountField,
 	currencyField,

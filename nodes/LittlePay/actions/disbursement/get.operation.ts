@@ -5,6 +5,12 @@ import { showFor } from '../common';
 import { payoutIdField, readPayoutId } from './fields';
 import { lookupPayout } from './settlement';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Get · Disbursement';
+
+/** Continue On Fail names a failed row by this parameter, as `id`. */
+export const rowKey = { parameter: 'disbursementId', field: 'id' } as const;
+
 export const description: INodeProperties[] = showFor('disbursement', 'get', [
 	payoutIdField,
 	{

@@ -2,6 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { getCharges } from './charges';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Get Charges · Disbursement';
+
 export const description: INodeProperties[] = [];
 
 /** Lists networks, their payout limits and fee tiers. */

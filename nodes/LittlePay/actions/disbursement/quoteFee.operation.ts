@@ -5,6 +5,9 @@ import { showFor } from '../common';
 import { quoteFor } from './charges';
 import { amountField, networkField } from './fields';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Quote Fee · Disbursement';
+
 export const description: INodeProperties[] = showFor('disbursement', 'quoteFee', [
 	networkField,
 	amountField,

@@ -15,6 +15,12 @@ import {
 	waitForSettlement,
 } from './settlement';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Wait for Settlement · Disbursement';
+
+/** Continue On Fail names a failed row by this parameter, as `id`. */
+export const rowKey = { parameter: 'disbursementId', field: 'id' } as const;
+
 export const description: INodeProperties[] = showFor('disbursement', 'waitForSettlement', [
 	payoutIdField,
 	settleTimeoutField,

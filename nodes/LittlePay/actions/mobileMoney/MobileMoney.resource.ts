@@ -6,7 +6,8 @@ import * as requestPayment from './requestPayment.operation';
 
 export const operations = { collect, requestPayment };
 
-export const description: INodeProperties[] = [
+/** What the panel shows for the resource before its operation's fields: the operation selector first. */
+export const header: INodeProperties[] = [
 	operationSelector('mobileMoney', [
 		{
 			name: 'Collect',
@@ -21,6 +22,4 @@ export const description: INodeProperties[] = [
 			description: 'Send the PIN prompt for an existing intent',
 		},
 	]),
-	...collect.description,
-	...requestPayment.description,
 ];

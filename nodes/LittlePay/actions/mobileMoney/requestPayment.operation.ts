@@ -6,6 +6,19 @@ import { processOnce } from '../../transport';
 import { showFor } from '../common';
 import { payerFields, readPayer } from './fields';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Request Payment · Mobile Money';
+
+/** Continue On Fail names a failed row by this parameter, as `reference`. */
+export const rowKey = { parameter: 'reference', field: 'reference' } as const;
+
+/** It moves money: the money rules (keys, limits, the tool switch) apply. */
+export const moves = 'payment' as const;
+
+/** What the tool does, first in its default description. */
+export const toolSummary =
+	'Sends a mobile money PIN prompt for an existing Little Pay payment intent, by its reference.';
+
 export const description: INodeProperties[] = showFor('mobileMoney', 'requestPayment', [
 	{
 		displayName: 'Intent Reference',

@@ -6,7 +6,8 @@ import * as waitForCompletion from './waitForCompletion.operation';
 
 export const operations = { getStatus, waitForCompletion };
 
-export const description: INodeProperties[] = [
+/** What the panel shows for the resource before its operation's fields: the operation selector first. */
+export const header: INodeProperties[] = [
 	operationSelector('payment', [
 		{
 			name: 'Get Status',
@@ -21,6 +22,4 @@ export const description: INodeProperties[] = [
 			description: 'Wait until the payment is COMPLETED or FAILED, or a timeout',
 		},
 	]),
-	...getStatus.description,
-	...waitForCompletion.description,
 ];

@@ -5,6 +5,12 @@ import { getPaymentRecord } from '../../transport/gateway';
 import { concurrencyOption, showFor, simplifyField, simplifyPayment } from '../common';
 import { paymentIdField } from './fields';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Get Status · Payment';
+
+/** Continue On Fail names a failed row by this parameter, as `reference`. */
+export const rowKey = { parameter: 'paymentId', field: 'reference' } as const;
+
 export const description: INodeProperties[] = showFor('payment', 'getStatus', [
 	paymentIdField,
 	simplifyField,
@@ -30,6 +36,11 @@ export const description: INodeProperties[] = showFor('payment', 'getStatus', [
 		],
 	},
 ]);
+
+/** Lookups are reads: Options > Concurrency may run several at once. */
+export function concurrency(this: IExecuteFunctions): number {
+	return this.getNodeParameter('options.concurrency', 0, 1) as number;
+}
 
 /** Gets the status of a payment by reference or key. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

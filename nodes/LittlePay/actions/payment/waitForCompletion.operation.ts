@@ -16,6 +16,12 @@ import {
 	waitOptions,
 } from '../../flows/pause';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Wait for Completion · Payment';
+
+/** Continue On Fail names a failed row by this parameter, as `reference`. */
+export const rowKey = { parameter: 'paymentId', field: 'reference' } as const;
+
 export const description: INodeProperties[] = showFor('payment', 'waitForCompletion', [
 	paymentIdField,
 	waitForPaymentField('longPoll', 'How to Wait', false),

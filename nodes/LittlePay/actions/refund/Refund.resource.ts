@@ -5,7 +5,8 @@ import * as create from './create.operation';
 
 export const operations = { create };
 
-export const description: INodeProperties[] = [
+/** What the panel shows for the resource before its operation's fields: the operation selector first. */
+export const header: INodeProperties[] = [
 	operationSelector('refund', [
 		{
 			name: 'Create',
@@ -14,5 +15,4 @@ export const description: INodeProperties[] = [
 			description: 'Refund a completed payment, fully or partly',
 		},
 	]),
-	...create.description,
 ];

@@ -7,6 +7,19 @@ import { sentRecordFor, showFor } from '../common';
 import { paymentIdField } from '../payment/fields';
 import { getPaymentRecord } from '../../transport/gateway';
 
+/** The canvas subtitle, in words. */
+export const subtitle = 'Create · Refund';
+
+/** Continue On Fail names a failed row by this parameter, as `reference`. */
+export const rowKey = { parameter: 'paymentId', field: 'reference' } as const;
+
+/** It moves money: the money rules (keys, limits, the tool switch) apply. */
+export const moves = 'refund' as const;
+
+/** What the tool does, first in its default description. */
+export const toolSummary =
+	'Refunds a completed Little Pay payment, by its reference or key; never more than was paid less what was refunded.';
+
 export const description: INodeProperties[] = showFor('refund', 'create', [
 	paymentIdField,
 	{

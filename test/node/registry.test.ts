@@ -1,0 +1,142 @@
+// The operation registry: every operation declares what the node's tables need beside its parameters,
+// and the subtitle, row keys, money fields and credential rules are derived from it. These tests fail
+// when an operation is added without a subtitle, a row key or its money fields.
+import type { INodeProperties } from 'n8n-workflow';
+
+import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
+import {
+	MONEY_OPERATIONS,
+	OPERATIONS,
+	showForOperations,
+} from '../../nodes/LittlePay/actions/registry';
+import type { RegisteredOperation } from '../../nodes/LittlePay/actions/registry';
+import { loadFixture, runWorkflow } from '../../scripts/engine';
+import { useNodeTestSandbox } from '../harness/sandbox';
+
+const description = new LittlePay().description;
+
+/** The canvas subtitle n8n shows for an operation: the expression's map, looked up. */
+function canvasSubtitle(o: RegisteredOperation): string | undefined {
+	const map = /\{\{ (\{.*\})\[/.exec(String(description.subtitle))?.[1];
+	return (JSON.parse(map ?? '{}') as Record<string, string>)[o.id];
+}
+
+/** The properties shown for an operation (top-level show rules on resource, operation and @tool). */
+function shownFor(o: RegisteredOperation, tool: boolean): INodeProperties[] {
+	const values: Record<string, unknown> = {
+		resource: o.resource,
+		operation: o.operation,
+		'@tool': tool,
+	};
+	return description.properties.filter((p) =>
+		['resource', 'operation', '@tool'].every((key) => {
+			const allowed = p.displayOptions?.show?.[key] as unknown[] | undefined;
+			return allowed === undefined || allowed.includes(values[key]);
+		}),
+	);
+}
+
+/** Operations that act on no payment or payout, so an error row has nothing to be named by. */
+const WITHOUT_ROW = ['disbursement:getCharges', 'disbursement:quoteFee'];
+
+describe('the operation registry', () => {
+	it('lists the 16 operations of the six resources', () => {
+		expect(OPERATIONS).toHaveLength(16);
+		const selectors = description.properties.filter((p) => p.name === 'operation');
+		const offered = selectors.flatMap((s) =>
+			(s.options as Array<{ value: string }>).map(
+				(option) => `${String(s.displayOptions?.show?.resource)}:${option.value}`,
+			),
+		);
+		expect(offered.sort()).toEqual(OPERATIONS.map((o) => o.id).sort());
+	});
+
+	it.each(OPERATIONS.map((o) => [o.id, o]))('%s has a canvas subtitle in words', (_id, o) => {
+		expect(canvasSubtitle(o)).toBe(o.run.subtitle);
+		expect(o.run.subtitle).toMatch(/ · /);
+	});
+
+	it.each(OPERATIONS.map((o) => [o.id, o]))(
+		'%s names an error row by one of its own parameters',
+		(id, o) => {
+			if (WITHOUT_ROW.includes(id)) {
+				expect(o.run.rowKey).toBeUndefined();
+				return;
+			}
+			expect(o.run.rowKey).toBeDefined();
+			const names = shownFor(o, false).map((p) => p.name);
+			expect(names).toContain(o.run.rowKey!.parameter);
+		},
+	);
+
+	it.each(MONEY_OPERATIONS.map((o) => [o.id, o]))(
+		'%s shows its money fields before its Options, and a tool description that says what it does',
+		(_id, o) => {
+			const inWorkflow = shownFor(o, false).map((p) => p.name);
+			expect(inWorkflow).toContain('spendingLimits');
+			expect(inWorkflow).not.toContain('allowMoneyMoves');
+			const asTool = shownFor(o, true);
+			const names = asTool.map((p) => p.name);
+			expect(names).toEqual(
+				expect.arrayContaining([
+					'moneyMovesOffNotice',
+					'allowMoneyMoves',
+					'spendingLimits',
+					'toolDescription',
+				]),
+			);
+			if (names.includes('options')) {
+				expect(names.indexOf('spendingLimits')).toBeLessThan(names.indexOf('options'));
+				expect(names.indexOf('options')).toBe(names.length - 1);
+			}
+			const tool = asTool.find((p) => p.name === 'toolDescription')!;
+			expect(String(tool.default)).toContain(String(o.run.toolSummary));
+		},
+	);
+
+	it('shows the money notices and the Client ID credential for exactly the operations that declare them', () => {
+		const within = (show: { resource: string[]; operation: string[] }) =>
+			OPERATIONS.filter(
+				(o) => show.resource.includes(o.resource) && show.operation.includes(o.operation),
+			).map((o) => o.id);
+		expect(within(showForOperations(MONEY_OPERATIONS))).toEqual(MONEY_OPERATIONS.map((o) => o.id));
+		const basic = description.credentials!.find((c) => c.name === 'littlePayBasicApi')!;
+		const shown = basic.displayOptions!.show as { resource: string[]; operation: string[] };
+		expect(within(shown).sort()).toEqual(['mobileMoney:collect', 'paymentIntent:create']);
+	});
+
+	it('shows every Options collection last in its panel, without re-sorting the property list', () => {
+		for (const o of OPERATIONS) {
+			for (const tool of [false, true]) {
+				const names = shownFor(o, tool).map((p) => p.name);
+				if (names.includes('options')) expect(names.at(-1)).toBe('options');
+			}
+		}
+	});
+});
+
+describe('Disbursement: Wait for Settlement, once missing from two tables', () => {
+	const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
+
+	it('has its canvas subtitle', () => {
+		const wait = OPERATIONS.find((o) => o.id === 'disbursement:waitForSettlement')!;
+		expect(canvasSubtitle(wait)).toBe('Wait for Settlement · Disbursement');
+	});
+
+	it('names its Continue On Fail error rows by the payout id they looked up', async () => {
+		const result = await runWorkflow(
+			loadFixture('disbursement-wait-for-settlement.json', {
+				ITEMS: JSON.stringify([{ id: 'noSuchPayout7', timeout: 5 }]),
+				ON_ERROR: 'continueRegularOutput',
+			}),
+			{ credentials: sb.credentials },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.output('Little Pay')[0].json).toMatchObject({
+			id: 'noSuchPayout7',
+			itemIndex: 0,
+			row: 1,
+		});
+		expect(String(result.output('Little Pay')[0].json.error)).toMatch(/noSuchPayout7/);
+	});
+});

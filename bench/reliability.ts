@@ -14,7 +14,6 @@ import {
 	validateCard,
 } from '../nodes/LittlePay/helpers/card';
 import {
-	deterministicKey,
 	invalidInput,
 	normalizeMobileNumber,
 	requireText,
@@ -28,6 +27,7 @@ import type { SandboxHandle } from '../sandbox';
 import { loadFixture, runWorkflow } from './engine';
 import type { RunResult, WorkflowJson } from './engine';
 import { note, result, sum } from './lib';
+import { deterministicKey } from '../nodes/LittlePay/money/keys';
 
 const RUNS = 1000;
 const FUZZ_CASES = 10000;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -6,8 +5,6 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { deterministicKey, invalidInput, validateKey } from '../helpers/validation';
-import { isDirectToolCall, isToolCall, toolCallKey, toolCallRecordId } from '../money/guard';
 import type { MoveKind } from '../money/limits';
 
 /** The parameter that names an item's row, and the field Continue On Fail copies it into. */
@@ -128,124 +125,6 @@ export function operationSelector(
 		default: '',
 	};
 	return { ...selector, default: options[0].value };
-}
-
-// The execution id of the first attempt of a run, kept in the execution's flow context. n8n saves
-// that context with the execution and carries it into every retry from the Executions list (a new
-// execution with a new id) and into Retry On Fail, so generated keys stay the same across them.
-const RUN_TOKEN = 'littlePayRunToken';
-
-/**
- * The token generated keys are derived from: the id of the execution that first ran a Little Pay
- * node in this line of retries. Undefined in a retried execution whose original left none (it
- * stopped before any Little Pay node ran, n8n stopped mid-run, or an older version of this node ran).
- */
-export function runToken(context: IExecuteFunctions): string | undefined {
-	const flow = context.getContext('flow');
-	if (typeof flow[RUN_TOKEN] === 'string') return flow[RUN_TOKEN] as string;
-	if (context.getMode() === 'retry') return undefined;
-	// n8n runs a tool called over its MCP Server Trigger outside any execution (no id, a fresh context
-	// per call): such a call gets a token of its own, though its keys come from toolCallKey alone.
-	flow[RUN_TOKEN] = context.getExecutionId() || `call${randomUUID()}`;
-	return flow[RUN_TOKEN] as string;
-}
-
-/** Whether n8n is re-running a failed execution (Executions list: Retry): earlier sends may exist. */
-export function isExecutionRetry(context: IExecuteFunctions): boolean {
-	return context.getMode() === 'retry';
-}
-
-/**
- * Whether a generated key may already be at the gateway, so it is looked up before sending: n8n is
- * retrying the execution, or the key is a direct (MCP) tool call's, which an identical call on another
- * worker or in another execution shares.
- */
-export function generatedKeyMayExist(context: IExecuteFunctions, itemIndex: number): boolean {
-	return isExecutionRetry(context) || isDirectToolCall(context, itemIndex);
-}
-
-/**
- * The user's key, or one derived from the run token, node, node run and item, so every way n8n
- * re-runs this item (Retry On Fail, retrying the execution, again) reuses it. In a retried
- * execution without a token the generated key cannot be recovered, and the item is refused
- * before anything is sent: a new key there could pay twice.
- */
-export function keyForItem(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	given: unknown,
-	operation: string,
-): { key: string; generated: boolean } {
-	// An expression may give a number (order 12345678): it is a key like any other.
-	const text = given === undefined || given === null ? '' : String(given).trim();
-	if (text !== '')
-		return { key: validateKey(context.getNode(), itemIndex, text), generated: false };
-	const token = runToken(context);
-	if (token === undefined) {
-		invalidInput(
-			context.getNode(),
-			itemIndex,
-			'Key',
-			'is empty, and this retried execution cannot recover the keys its first attempt generated',
-			'The first attempt left no Little Pay run token (it stopped before this node ran, n8n stopped mid-run, or it ran an older version of this node), so a new key could pay a second time. Map a Key from your data, e.g. {{ $json.orderId }}, or check the first attempt in the Little Pay dashboard and start a new execution for what was not paid.',
-		);
-	}
-	// A tool's runs are its calls, not the node's runs: Retry On Fail of a tool call is a new run.
-	if (isToolCall(context)) return { key: toolCallKey(context, itemIndex, token), generated: true };
-	return {
-		key: deterministicKey(
-			token,
-			context.getNode().id,
-			runIndexOf(context, itemIndex),
-			itemIndex,
-			operation,
-		),
-		generated: true,
-	};
-}
-
-/** Which run of this node in the execution this is (nodes in a loop run several times). */
-function runIndexOf(context: IExecuteFunctions, itemIndex: number): number {
-	return context.getWorkflowDataProxy(itemIndex).$runIndex as number;
-}
-
-const SENT = 'littlePaySent';
-
-/** What an earlier attempt of this execution sent for an item, kept in the flow context. */
-export interface SentRecord {
-	/** The gateway's answer once known; absent while the outcome is unknown. */
-	answer?: IDataObject;
-}
-
-/**
- * The record of a keyless request (a refund) for this item of this node run, kept in the execution's
- * flow context, which n8n carries into Retry On Fail and retried executions: a re-run finds what the
- * first attempt sent instead of sending it again. Undefined `known` means a retried execution whose
- * first attempt left no context, where nothing can be told about what it sent.
- */
-export function sentRecordFor(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	operation: string,
-): {
-	known: boolean;
-	get(): SentRecord | undefined;
-	set(record: SentRecord | undefined): void;
-} {
-	const flow = context.getContext('flow');
-	const known = runToken(context) !== undefined;
-	const id = isToolCall(context)
-		? `tool|${toolCallRecordId(context, itemIndex)}`
-		: `${context.getNode().id}|${runIndexOf(context, itemIndex)}|${itemIndex}|${operation}`;
-	const records = (flow[SENT] ??= {}) as Record<string, SentRecord>;
-	return {
-		known,
-		get: () => records[id],
-		set: (record) => {
-			if (record) records[id] = record;
-			else delete records[id];
-		},
-	};
 }
 
 export const simplifyField: INodeProperties = {

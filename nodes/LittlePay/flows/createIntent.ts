@@ -8,10 +8,11 @@ import {
 	validateUrl,
 } from '../helpers/validation';
 import { enforceLimits } from '../money/guard';
-import { createOnce, credentialData, expectSuccess, paymentStatusPath } from '../transport';
-import { generatedKeyMayExist, keyForItem } from '../actions/common';
+import { credentialData, expectSuccess, paymentStatusPath } from '../transport';
 import { BILLING_OPTION_NAMES } from '../actions/paymentIntent/fields';
 import { resumeUrlOf } from './pause';
+import { createOnce } from '../money/once';
+import { generatedKeyMayExist, keyForItem } from '../money/keys';
 
 /** Parses the Custom Data (JSON) field into an object. */
 function parseCustomData(

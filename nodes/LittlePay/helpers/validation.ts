@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { NodeOperationError } from 'n8n-workflow';
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 
 /** The billing address fields Little Pay takes in an intent's payload and sends back in its callbacks. */
 export const BILLING_ADDRESS_FIELDS = [
@@ -234,47 +233,4 @@ export function normalizeMobileNumber(
 		);
 	}
 	return digits;
-}
-
-/**
- * A key that is the same every time n8n re-runs this item of this node run (same run token), so a
- * retry finds the intent or payout it already created instead of creating a second one.
- */
-export function deterministicKey(
-	runToken: string,
-	nodeId: string,
-	runIndex: number,
-	itemIndex: number,
-	operation: string,
-): string {
-	return createHash('sha256')
-		.update(`${runToken}|${nodeId}|${runIndex}|${itemIndex}|${operation}`)
-		.digest('hex')
-		.slice(0, 12);
-}
-
-function comparable(value: unknown): string | number {
-	if (typeof value === 'number') return value;
-	// Numbers may come back as strings; a phone number may or may not carry its "+".
-	const text = String(value).trim().replace(/^\+/, '');
-	const asNumber = Number(text);
-	if (text !== '' && Number.isFinite(asNumber)) return asNumber;
-	return text.toLowerCase();
-}
-
-/**
- * The fields of an existing record that differ from what this request asks for, as
- * "amount 500 there, 700 here". Fields the record does not carry are not compared: Little Pay's
- * documented records hold fewer fields than the requests.
- */
-export function differingFields(expected: IDataObject, record: IDataObject): string[] {
-	const differences: string[] = [];
-	for (const [field, ours] of Object.entries(expected)) {
-		const theirs = record[field];
-		if (theirs === undefined || theirs === null || ours === undefined) continue;
-		if (comparable(theirs) !== comparable(ours)) {
-			differences.push(`${field} ${String(theirs)} there, ${String(ours)} here`);
-		}
-	}
-	return differences;
 }

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { requireText } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
-import { processOnce } from '../../transport';
 import { showFor } from '../common';
 import { intentReferenceField } from './fields';
+import { processOnce } from '../../money/once';
 
 /** The canvas subtitle, in words. */
 export const subtitle = 'Card 5/5 · Charge Card';

@@ -8,20 +8,20 @@ import type {
 import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { invalidInput } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
-import { createOnce, expectSuccess } from '../../transport';
-import { concurrencyOption, generatedKeyMayExist, showFor } from '../common';
+import { expectSuccess } from '../../transport';
+import { concurrencyOption, showFor } from '../common';
 import { limitRefusal, quoteFor } from './charges';
 import {
 	amountField,
 	currencyField,
 	keyFields,
-	keyIsGenerated,
-	payoutKey,
 	readPayoutRequest,
 	recipientFields,
 } from './fields';
 import { checkPayoutRow, previewSummary } from './preview';
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
+import { createOnce } from '../../money/once';
+import { generatedKeyMayExist, keyIsGenerated, payoutKey } from '../../money/keys';
 
 /** How many payouts a waiting run looks up at once: reads, safe to overlap, bounded for the gateway. */
 export const LOOKUPS_AT_ONCE = 10;

@@ -1,17 +1,14 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
-	invalidInput,
 	normalizeMobileNumber,
 	requireText,
 	validateAmount,
 	validateCurrency,
-	validateKey,
 	validateNetwork,
 } from '../../helpers/validation';
 import type { MobileNetwork } from '../../helpers/validation';
-import { AMOUNT_HINT, COUNTRY_OPTIONS, keyForItem, NETWORK_OPTIONS } from '../common';
-import { isToolCall } from '../../money/guard';
+import { AMOUNT_HINT, COUNTRY_OPTIONS, NETWORK_OPTIONS } from '../common';
 
 export const amountField: INodeProperties = {
 	displayName: 'Amount',
@@ -147,42 +144,6 @@ export function readPayoutRequest(context: IExecuteFunctions, itemIndex: number)
 		'Destination Number',
 	);
 	return { method, amount, currency, to };
-}
-
-/**
- * Whether an item's payout key comes from the data (the default) or is generated: from the execution,
- * or, as an AI tool, from the tool call (a model has no row IDs to map).
- */
-export function keyIsGenerated(context: IExecuteFunctions, itemIndex: number): boolean {
-	if (isToolCall(context)) return true;
-	return context.getNodeParameter('keySource', itemIndex, 'mapped') === 'generated';
-}
-
-const MAP_A_KEY =
-	"Map each row's own payout ID, e.g. {{ $json.payoutId }} (letters and digits), or set Payout Key to Generate a Key per Execution";
-
-/** The key a row maps, validated; an empty one fails the item: it must never fall back to a new key. */
-export function mappedKey(context: IExecuteFunctions, itemIndex: number): string {
-	const given = context.getNodeParameter('key', itemIndex, '');
-	// An expression may give a number (payout 12345678): it is a key like any other.
-	const text = given === undefined || given === null ? '' : String(given).trim();
-	if (text === '') {
-		invalidInput(
-			context.getNode(),
-			itemIndex,
-			'Key',
-			'is empty, so running this workflow again could pay this row twice',
-			MAP_A_KEY,
-		);
-	}
-	return validateKey(context.getNode(), itemIndex, text, 'Key', MAP_A_KEY);
-}
-
-/** The key a payout is sent with: the row's, or one generated for this execution when chosen. */
-export function payoutKey(context: IExecuteFunctions, itemIndex: number): string {
-	if (keyIsGenerated(context, itemIndex))
-		return keyForItem(context, itemIndex, '', 'disbursement').key;
-	return mappedKey(context, itemIndex);
 }
 
 /** The payout to look up, shared by Get and Wait for Settlement. */

@@ -1,11 +1,12 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { differingFields } from '../../helpers/validation';
 import { expectSuccess, readLittlePay } from '../../transport';
 import { getChargesForRun, limitRefusal, quoteFromCharges } from './charges';
-import { keyIsGenerated, mappedKey, readPayoutRequest } from './fields';
+import { readPayoutRequest } from './fields';
 import type { PayoutRequest } from './fields';
+import { differingFields } from '../../money/once';
+import { keyIsGenerated, mappedKey } from '../../money/keys';
 
 function withoutItemPrefix(message: string): string {
 	return message.replace(/^Item \d+: /, '');

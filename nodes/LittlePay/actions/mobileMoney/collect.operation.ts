@@ -1,6 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { processOnce } from '../../transport';
 import { reconciliationFields, showFor } from '../common';
 import {
 	longPollTimeoutSeconds,
@@ -21,6 +20,7 @@ import {
 	intentOptionsCollection,
 } from '../paymentIntent/fields';
 import { payerFields, readPayer } from './fields';
+import { processOnce } from '../../money/once';
 
 /** The canvas subtitle, in words. */
 export const subtitle = 'Collect · Mobile Money';

@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
-import { createOnce, expectSuccess, throwUnknownOutcome } from '../../transport';
-import { sentRecordFor, showFor } from '../common';
+import { showFor } from '../common';
 import { paymentIdField } from '../payment/fields';
 import { getPaymentRecord } from '../../transport/gateway';
+import { earlierRefund, sendRefundOnce } from '../../money/once';
 
 /** The canvas subtitle, in words. */
 export const subtitle = 'Create · Refund';
@@ -100,27 +100,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			? validateAmount(node, itemIndex, this.getNodeParameter('amount', itemIndex))
 			: undefined;
 	// A refund has no key: what an earlier attempt of this execution sent is in its flow context.
-	const sent = sentRecordFor(this, itemIndex, 'refund');
-	if (!sent.known) {
-		invalidInput(
-			node,
-			itemIndex,
-			'Refund',
-			'cannot be sent in this retried execution: its first attempt left no record of the refunds it sent',
-			'The first attempt stopped before any Little Pay node ran, n8n stopped mid-run, or an older version of this node ran. Check the payment in the Little Pay dashboard and refund what is missing in a new execution.',
-		);
-	}
-	const earlier = sent.get();
-	if (earlier?.answer) return { ...earlier.answer, alreadyRefunded: true };
-	if (earlier) {
-		throwUnknownOutcome(
-			this,
-			itemIndex,
-			'refund',
-			'an earlier attempt of this execution sent it and got no answer',
-			'Check the payment in the Little Pay dashboard before refunding again: the refund may have gone through.',
-		);
-	}
+	const earlier = earlierRefund(this, itemIndex);
+	if (earlier) return earlier;
 	// The status record names the payment in the output (reference, key, currency) whichever of
 	// reference or key the item gave, and gives the amount of a full refund. A read, safe to repeat.
 	const record = await getPaymentRecord(this, itemIndex, paymentId, false);
@@ -146,23 +127,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (reason) body.reason = reason;
 	if (callbackUrl) body.callbackUrl = callbackUrl;
 	await enforceLimits(this, itemIndex, { kind: 'refund', amount, paymentId, record });
-	sent.set({});
-	const { response } = await createOnce(
-		this,
-		{
-			credential: 'littlePayApiKeyApi',
-			method: 'POST',
-			path: `/api/refund/${encodeURIComponent(paymentId)}`,
-			body,
-			itemIndex,
-		},
-		undefined,
-		'refund',
-	);
-	if (response.statusCode >= 400) sent.set(undefined); // refused: nothing was refunded
-	const data = expectSuccess(this, response, itemIndex);
-	// One vocabulary with the other operations: the payment is `reference` and `key` everywhere.
-	const answer = {
+	return await sendRefundOnce(this, itemIndex, paymentId, body, (data) => ({
+		// One vocabulary with the other operations: the payment is `reference` and `key` everywhere.
 		reference: record.reference ?? paymentId,
 		key: record.key ?? null,
 		amount,
@@ -170,7 +136,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		status: data.status,
 		message: data.message,
 		reason: reason === '' ? null : reason,
-	};
-	sent.set({ answer });
-	return answer;
+	}));
 }

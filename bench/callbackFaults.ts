@@ -2,8 +2,8 @@
 // time, n8n SIGKILLed once 100 are answered, restarted on the same SQLite database, every callback without
 // a 2xx delivered again) for the Little Pay Trigger and, as the baseline in the same run, n8n's own Webhook
 // node; then the same trigger with the database file write-locked for 10 s mid-burst.
-import { runCallbackFault } from '../scripts/callbackFaults';
-import type { CallbackFaultReport } from '../scripts/callbackFaults';
+import { runCallbackFault } from '../testkit/callbackFaults';
+import type { CallbackFaultReport } from '../testkit/callbackFaults';
 import { note, result } from './lib';
 
 function describe(name: string, r: CallbackFaultReport): void {

@@ -7,7 +7,7 @@ import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 import { verifyCallbackSignature } from '../nodes/LittlePay/helpers/callbackSignature';
-import { N8nApi, startN8n } from '../scripts/n8n';
+import { N8nApi, startN8n } from '../testkit/n8n';
 import { mapConcurrent, note, percentile, result } from './lib';
 
 const SENDERS = 50;

@@ -1,4 +1,4 @@
-// The workflow harness (scripts/engine) for benchmarks run by tsx. Under tsx, Node's resolver
+// The workflow harness (testkit/engine) for benchmarks run by tsx. Under tsx, Node's resolver
 // picks `LittlePay.node.json` (the codex file) for the harness's extensionless import of
 // `LittlePay.node`, so that one specifier is pointed at the TypeScript source before the harness loads.
 // Jest resolves .ts first and needs none of this.
@@ -15,7 +15,7 @@ moduleWithResolver._resolveFilename = function (request: string, ...rest: unknow
 };
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const harness = require('../scripts/engine') as typeof import('../scripts/engine');
+const harness = require('../testkit/engine') as typeof import('../testkit/engine');
 
 export const { loadFixture, registerNodeType, runWorkflow } = harness;
-export type { RunResult, WorkflowJson } from '../scripts/engine';
+export type { RunResult, WorkflowJson } from '../testkit/engine';

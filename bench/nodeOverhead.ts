@@ -25,8 +25,8 @@ import type {
 } from 'n8n-workflow';
 
 import type { SandboxMerchant } from '../sandbox/types';
-import { N8nApi, startN8n } from '../scripts/n8n';
-import { lastNodeWebhookNode } from '../scripts/workflowParts';
+import { N8nApi, startN8n } from '../testkit/n8n';
+import { lastNodeWebhookNode } from '../testkit/workflowParts';
 import { registerNodeType, runWorkflow } from './engine';
 import type { WorkflowJson } from './engine';
 import { mapConcurrent, note, result, sum } from './lib';

@@ -11,10 +11,10 @@ import axios from 'axios';
 
 import { startSandbox } from '../sandbox';
 import type { SandboxHandle } from '../sandbox';
-import { N8nApi, startN8n } from '../scripts/n8n';
-import type { N8nServer } from '../scripts/n8n';
-import { allExecutions, sandboxCredentials } from '../scripts/n8nRuns';
-import { chain, littlePayNode, noOpNode, webhookNode } from '../scripts/workflowParts';
+import { N8nApi, startN8n } from '../testkit/n8n';
+import type { N8nServer } from '../testkit/n8n';
+import { allExecutions, sandboxCredentials } from '../testkit/n8nRuns';
+import { chain, littlePayNode, noOpNode, webhookNode } from '../testkit/workflowParts';
 import { mapConcurrent, note, result, sleep } from './lib';
 
 const PAYMENTS = 100;

@@ -9,9 +9,9 @@ import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
 import { signCallback } from '../sandbox';
-import { N8nApi } from '../scripts/n8n';
-import { postgresBin, startQueueCluster } from '../scripts/queueCluster';
-import { settledExecutions, waitForWebhook } from '../scripts/n8nRuns';
+import { N8nApi } from '../testkit/n8n';
+import { postgresBin, startQueueCluster } from '../testkit/queueCluster';
+import { settledExecutions, waitForWebhook } from '../testkit/n8nRuns';
 import { mapConcurrent, note, percentile, result, sleep } from './lib';
 
 const CALLBACKS = 1000;

@@ -7,10 +7,10 @@ import { performance } from 'node:perf_hooks';
 import axios from 'axios';
 
 import { startSandbox } from '../sandbox';
-import { N8nApi } from '../scripts/n8n';
-import { startQueueCluster } from '../scripts/queueCluster';
-import { sandboxCredentials, settledExecutions, waitForWebhook } from '../scripts/n8nRuns';
-import { lastNodeWebhookNode } from '../scripts/workflowParts';
+import { N8nApi } from '../testkit/n8n';
+import { startQueueCluster } from '../testkit/queueCluster';
+import { sandboxCredentials, settledExecutions, waitForWebhook } from '../testkit/n8nRuns';
+import { lastNodeWebhookNode } from '../testkit/workflowParts';
 import { note, result } from './lib';
 
 const RUNS = 10;

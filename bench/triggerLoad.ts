@@ -8,8 +8,8 @@ import type { KeyObject } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-import { N8nApi, startN8n } from '../scripts/n8n';
-import { allExecutions } from '../scripts/n8nRuns';
+import { N8nApi, startN8n } from '../testkit/n8n';
+import { allExecutions } from '../testkit/n8nRuns';
 import { mapConcurrent, note, result, sleep } from './lib';
 
 const GENUINE = 1000;

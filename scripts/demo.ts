@@ -1,9 +1,9 @@
 // `npm start`: the sandbox gateway plus a real n8n with this package, credentials and the example
 // workflows loaded, so a new user can try everything in the browser without a Little Pay account.
 import { startSandbox } from '../sandbox';
+import { startMailSink } from '../testkit/mailSink';
+import { N8nApi, OWNER, startN8n } from '../testkit/n8n';
 import { importExamples } from './examples';
-import { startMailSink } from './mailSink';
-import { N8nApi, OWNER, startN8n } from './n8n';
 
 async function main(): Promise<void> {
 	const sandboxPort = Number(process.env.SANDBOX_PORT ?? 4010);

@@ -4,9 +4,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { SandboxHandle } from '../sandbox';
-import { REPO_ROOT } from './n8n';
-import type { N8nApi } from './n8n';
-import { mailboxCredential, sandboxCredentials } from './n8nRuns';
+import { REPO_ROOT } from '../testkit/n8n';
+import type { N8nApi } from '../testkit/n8n';
+import { mailboxCredential, sandboxCredentials } from '../testkit/n8nRuns';
 
 /**
  * Creates the sandbox credentials and the SMTP credential of the Human review mailbox (`mailSmtpPort`), and

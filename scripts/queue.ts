@@ -4,12 +4,12 @@
 // it and deletes its temporary folder.
 import { startSandbox } from '../sandbox';
 import type { SandboxHandle } from '../sandbox';
+import { startMailSink } from '../testkit/mailSink';
+import type { MailSink } from '../testkit/mailSink';
+import { N8nApi, OWNER } from '../testkit/n8n';
+import { startQueueCluster } from '../testkit/queueCluster';
+import type { QueueCluster } from '../testkit/queueCluster';
 import { importExamples } from './examples';
-import { startMailSink } from './mailSink';
-import type { MailSink } from './mailSink';
-import { N8nApi, OWNER } from './n8n';
-import { startQueueCluster } from './queueCluster';
-import type { QueueCluster } from './queueCluster';
 
 async function main(): Promise<void> {
 	const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

@@ -256,7 +256,7 @@ export interface RunOptions {
 
 let executionSeq = 0;
 
-/** Reads a workflow fixture from scripts/workflows and fills its placeholders. */
+/** Reads a workflow fixture from testkit/workflows and fills its placeholders. */
 export function loadFixture(
 	file: string,
 	replacements: Record<string, string | number> = {},

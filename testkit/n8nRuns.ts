@@ -39,7 +39,7 @@ export function loadExample(
 	return JSON.parse(text);
 }
 
-/** Creates the SMTP credential n8n's Send Email nodes use to reach the mailbox (scripts/mailSink.ts). */
+/** Creates the SMTP credential n8n's Send Email nodes use to reach the mailbox (testkit/mailSink.ts). */
 export async function mailboxCredential(api: N8nApi, smtpPort: number): Promise<string> {
 	return await api.createCredential('Human review mailbox (SMTP)', 'smtp', {
 		host: '127.0.0.1',

@@ -2,8 +2,8 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 import axios from 'axios';
 
-import { startTestSandbox } from '../sandbox/helpers';
-import type { TestSandbox } from '../sandbox/helpers';
+import { startTestSandbox } from './sandbox';
+import type { TestSandbox } from './sandbox';
 
 export interface NodeTestSandbox extends TestSandbox {
 	credentials: Record<string, ICredentialDataDecryptedObject>;

@@ -352,7 +352,7 @@ export async function startQueueCluster(
 			WEBHOOK_URL: `http://127.0.0.1:${webhookPorts[0]}/`,
 			N8N_EDITOR_BASE_URL: `http://127.0.0.1:${mainPort}/`,
 			N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
-			// No telemetry or outside calls, as in scripts/n8n.ts.
+			// No telemetry or outside calls, as in testkit/n8n.ts.
 			N8N_DIAGNOSTICS_ENABLED: 'false',
 			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 			N8N_TEMPLATES_ENABLED: 'false',

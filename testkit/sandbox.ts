@@ -1,11 +1,9 @@
-// Shared helpers for the sandbox tests: a started sandbox, typed HTTP calls, a local callback receiver.
+// The test kit's sandbox: a fast sandbox started for one suite with typed HTTP calls bound to it, fresh
+// intent keys, polling, and a browser's device information; shared by the sandbox, node, helper and e2e tests.
 import axios from 'axios';
 import type { AxiosResponse } from 'axios';
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startSandbox } from '../../sandbox';
-import type { SandboxHandle, SandboxOptions } from '../../sandbox';
+import { startSandbox } from '../sandbox';
+import type { SandboxHandle, SandboxOptions } from '../sandbox';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -35,11 +33,6 @@ export const deviceInformation = {
 	httpBrowserScreenWidth: 1440,
 	httpBrowserTimeDifference: -180,
 };
-
-/** A form body, as the 3-D Secure pages post theirs. */
-export const form = (fields: Record<string, string>): string =>
-	new URLSearchParams(fields).toString();
-export const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
 
 let keySeq = 0;
 
@@ -111,41 +104,4 @@ export async function waitFor<T>(
 		if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
 		await new Promise((r) => setTimeout(r, 25));
 	}
-}
-
-export interface Delivery {
-	headers: IncomingHttpHeaders;
-	body: string;
-	path: string;
-}
-
-/** A loopback callback receiver; `answers` gives the status for each delivery in turn (last one repeats). */
-export async function startReceiver(
-	answers: number[] = [200],
-): Promise<{ url: string; deliveries: Delivery[]; close(): Promise<void> }> {
-	const deliveries: Delivery[] = [];
-	const server: Server = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on('data', (c: Buffer) => chunks.push(c));
-		req.on('end', () => {
-			deliveries.push({
-				headers: req.headers,
-				body: Buffer.concat(chunks).toString('utf8'),
-				path: req.url ?? '',
-			});
-			const status = answers[Math.min(deliveries.length - 1, answers.length - 1)];
-			res.writeHead(status).end(`answer ${status}`);
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const port = (server.address() as AddressInfo).port;
-	return {
-		url: `http://127.0.0.1:${port}`,
-		deliveries,
-		close: () =>
-			new Promise<void>((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
-	};
 }

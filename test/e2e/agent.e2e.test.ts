@@ -9,17 +9,17 @@ import axios from 'axios';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { fakeModel } from '../../scripts/fakeModel';
-import type { Json } from '../../scripts/fakeModel';
-import { N8nApi, startN8n } from '../../scripts/n8n';
-import type { N8nServer } from '../../scripts/n8n';
+import { fakeModel } from '../../testkit/fakeModel';
+import type { Json } from '../../testkit/fakeModel';
+import { N8nApi, startN8n } from '../../testkit/n8n';
+import type { N8nServer } from '../../testkit/n8n';
 import {
 	paidSandboxIntent,
 	postToNewWebhook,
 	sandboxCredentials,
 	waitFor,
-} from '../../scripts/n8nRuns';
-import { agentWorkflow, littlePayToolNode, webhookNode } from '../../scripts/workflowParts';
+} from '../../testkit/n8nRuns';
+import { agentWorkflow, littlePayToolNode, webhookNode } from '../../testkit/workflowParts';
 
 jest.setTimeout(600000);
 

@@ -2,7 +2,7 @@
 // SQLite): n8n killed with SIGKILL in the middle of a burst and restarted on the same database, and the
 // database file write-locked by another connection in the middle of a burst. Every callback answered 2xx
 // has an execution; every one left unanswered is delivered again and runs.
-import { runCallbackFault } from '../../scripts/callbackFaults';
+import { runCallbackFault } from '../../testkit/callbackFaults';
 
 jest.setTimeout(900000);
 

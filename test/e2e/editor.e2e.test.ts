@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 
-import { N8nApi, OWNER, REPO_ROOT, startN8n } from '../../scripts/n8n';
-import type { N8nServer } from '../../scripts/n8n';
+import { N8nApi, OWNER, REPO_ROOT, startN8n } from '../../testkit/n8n';
+import type { N8nServer } from '../../testkit/n8n';
 
 jest.setTimeout(600000);
 

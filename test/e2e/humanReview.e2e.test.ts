@@ -1,6 +1,6 @@
 // n8n 2.41.1's Human review in front of the Little Pay refund tool (issue 19), as example 8 wires it: the
 // refund tool hangs off a Send Email Human review node, which e-mails a supervisor Approve and Decline links
-// (to the loopback mailbox, scripts/mailSink.ts) and waits. A scripted model asks for refunds; the test
+// (to the loopback mailbox, testkit/mailSink.ts) and waits. A scripted model asks for refunds; the test
 // clicks the links as a supervisor would and reads what the model was told and what the gateway's ledger
 // shows: approved refunds are made once, declined ones never, and the node's limits still hold after a
 // person approved.
@@ -10,12 +10,12 @@ import axios from 'axios';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { fakeModel } from '../../scripts/fakeModel';
-import type { Json } from '../../scripts/fakeModel';
-import { startMailSink } from '../../scripts/mailSink';
-import type { Mail, MailSink } from '../../scripts/mailSink';
-import { N8nApi, startN8n } from '../../scripts/n8n';
-import type { N8nServer } from '../../scripts/n8n';
+import { fakeModel } from '../../testkit/fakeModel';
+import type { Json } from '../../testkit/fakeModel';
+import { startMailSink } from '../../testkit/mailSink';
+import type { Mail, MailSink } from '../../testkit/mailSink';
+import { N8nApi, startN8n } from '../../testkit/n8n';
+import type { N8nServer } from '../../testkit/n8n';
 import {
 	loadExample,
 	mailboxCredential,
@@ -23,7 +23,7 @@ import {
 	postToNewWebhook,
 	sandboxCredentials,
 	waitFor,
-} from '../../scripts/n8nRuns';
+} from '../../testkit/n8nRuns';
 
 jest.setTimeout(600000);
 

@@ -14,11 +14,11 @@ import {
 	connectMcp,
 	mcpWorkflow,
 	payoutToolParameters,
-} from '../../scripts/mcpClient';
-import { N8nApi, startN8n } from '../../scripts/n8n';
-import type { N8nServer } from '../../scripts/n8n';
-import { createSandboxIntent, loadExample, sandboxCredentials } from '../../scripts/n8nRuns';
-import { littlePayToolNode } from '../../scripts/workflowParts';
+} from '../../testkit/mcpClient';
+import { N8nApi, startN8n } from '../../testkit/n8n';
+import type { N8nServer } from '../../testkit/n8n';
+import { createSandboxIntent, loadExample, sandboxCredentials } from '../../testkit/n8nRuns';
+import { littlePayToolNode } from '../../testkit/workflowParts';
 
 jest.setTimeout(600000);
 

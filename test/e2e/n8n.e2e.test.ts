@@ -10,10 +10,10 @@ import { chromium } from 'playwright-core';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { N8nApi, startN8n } from '../../scripts/n8n';
-import { loadExample, runViaWebhook, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
+import { N8nApi, startN8n } from '../../testkit/n8n';
+import { loadExample, runViaWebhook, sandboxCredentials, waitFor } from '../../testkit/n8nRuns';
 import { expectExactlyOnce, failAndRetry } from './retryScenario';
-import type { N8nServer } from '../../scripts/n8n';
+import type { N8nServer } from '../../testkit/n8n';
 
 jest.setTimeout(600000);
 

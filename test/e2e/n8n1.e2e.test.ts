@@ -4,15 +4,15 @@ import axios from 'axios';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { N8nApi, startN8n } from '../../scripts/n8n';
-import type { N8nServer } from '../../scripts/n8n';
+import { N8nApi, startN8n } from '../../testkit/n8n';
+import type { N8nServer } from '../../testkit/n8n';
 import {
 	loadExample,
 	postToNewWebhook,
 	runViaWebhook,
 	sandboxCredentials,
 	waitFor,
-} from '../../scripts/n8nRuns';
+} from '../../testkit/n8nRuns';
 import { pausingWorkflowJson } from './pauseWorkflow';
 import { expectExactlyOnce, failAndRetry } from './retryScenario';
 

@@ -11,12 +11,12 @@ import { parse as parseFlatted } from 'flatted';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { N8nApi, freePort, startN8n } from '../../scripts/n8n';
-import type { N8nServer } from '../../scripts/n8n';
-import { deviceInformation } from '../sandbox/helpers';
-import { loadExample, postToNewWebhook, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
+import { N8nApi, freePort, startN8n } from '../../testkit/n8n';
+import type { N8nServer } from '../../testkit/n8n';
+import { deviceInformation } from '../../testkit/sandbox';
+import { loadExample, postToNewWebhook, sandboxCredentials, waitFor } from '../../testkit/n8nRuns';
 import { pausingWorkflowJson } from './pauseWorkflow';
-import { webhookNode } from '../../scripts/workflowParts';
+import { webhookNode } from '../../testkit/workflowParts';
 
 jest.setTimeout(600000);
 

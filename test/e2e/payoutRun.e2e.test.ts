@@ -9,16 +9,16 @@ import { parse as parseFlatted } from 'flatted';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { N8nApi, startN8n } from '../../scripts/n8n';
-import type { N8nServer } from '../../scripts/n8n';
+import { N8nApi, startN8n } from '../../testkit/n8n';
+import type { N8nServer } from '../../testkit/n8n';
 import {
 	loadExample,
 	postToNewWebhook,
 	runWorkflowViaWebhook,
 	sandboxCredentials,
 	waitFor,
-} from '../../scripts/n8nRuns';
-import { chain, littlePayNode, webhookNode } from '../../scripts/workflowParts';
+} from '../../testkit/n8nRuns';
+import { chain, littlePayNode, webhookNode } from '../../testkit/workflowParts';
 
 jest.setTimeout(300000);
 

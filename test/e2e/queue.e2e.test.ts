@@ -1,5 +1,5 @@
 // The package in n8n's queue mode (issue 13): n8n 2.41.1 main + 2 workers + 2 webhook processes, a private
-// Postgres and Redis (scripts/queueCluster.ts), the sandbox as gateway. One cluster for the whole suite,
+// Postgres and Redis (testkit/queueCluster.ts), the sandbox as gateway. One cluster for the whole suite,
 // stopped in afterAll.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 
@@ -7,16 +7,16 @@ import axios from 'axios';
 
 import { signCallback, startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { N8nApi } from '../../scripts/n8n';
-import { runQueueCallbackFault } from '../../scripts/callbackFaults';
+import { N8nApi } from '../../testkit/n8n';
+import { runQueueCallbackFault } from '../../testkit/callbackFaults';
 import {
 	callMcpTool,
 	connectMcp,
 	mcpWorkflow,
 	payoutToolParameters,
-} from '../../scripts/mcpClient';
-import { startQueueCluster } from '../../scripts/queueCluster';
-import type { QueueCluster } from '../../scripts/queueCluster';
+} from '../../testkit/mcpClient';
+import { startQueueCluster } from '../../testkit/queueCluster';
+import type { QueueCluster } from '../../testkit/queueCluster';
 import {
 	loadExample,
 	postToNewWebhook,
@@ -25,8 +25,8 @@ import {
 	settledExecutions,
 	waitFor,
 	waitForWebhook,
-} from '../../scripts/n8nRuns';
-import { littlePayToolNode } from '../../scripts/workflowParts';
+} from '../../testkit/n8nRuns';
+import { littlePayToolNode } from '../../testkit/workflowParts';
 import { pausingWorkflowJson } from './pauseWorkflow';
 
 jest.setTimeout(900000);

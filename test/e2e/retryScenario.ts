@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import axios from 'axios';
 
 import type { SandboxHandle } from '../../sandbox';
-import type { N8nApi } from '../../scripts/n8n';
-import { postToNewWebhook, sandboxCredentials, waitFor } from '../../scripts/n8nRuns';
-import { chain, littlePayNode, webhookNode } from '../../scripts/workflowParts';
+import type { N8nApi } from '../../testkit/n8n';
+import { postToNewWebhook, sandboxCredentials, waitFor } from '../../testkit/n8nRuns';
+import { chain, littlePayNode, webhookNode } from '../../testkit/workflowParts';
 
 type Json = Record<string, unknown>;
 

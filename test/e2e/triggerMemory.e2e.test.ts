@@ -6,9 +6,9 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import axios from 'axios';
 
 import { signCallback } from '../../sandbox';
-import { N8nApi, startN8n } from '../../scripts/n8n';
-import type { N8nServer } from '../../scripts/n8n';
-import { settledExecutions, waitForWebhook } from '../../scripts/n8nRuns';
+import { N8nApi, startN8n } from '../../testkit/n8n';
+import type { N8nServer } from '../../testkit/n8n';
+import { settledExecutions, waitForWebhook } from '../../testkit/n8nRuns';
 
 jest.setTimeout(600000);
 

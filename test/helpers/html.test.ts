@@ -12,8 +12,8 @@ import {
 	buildStepUpPage,
 	COLLECTION_ORIGINS,
 } from '../../nodes/LittlePay/helpers/html';
-import { startTestSandbox } from '../sandbox/helpers';
-import type { TestSandbox } from '../sandbox/helpers';
+import { startTestSandbox } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
 
 describe('page builders', () => {
 	it('escapes every value so a hostile reference cannot inject markup or script', () => {

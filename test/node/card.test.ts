@@ -2,9 +2,9 @@
 // through n8n-core's engine against the sandbox. Card numbers and CVVs must never come back out.
 import axios from 'axios';
 
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import type { RunResult } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import type { RunResult } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 
 const sb = useNodeTestSandbox();
 

@@ -1,7 +1,7 @@
 // Disbursement: Create (payouts, keys, dry run), Get, Get Charges and Quote Fee, run as workflows through n8n-core's engine against the sandbox.
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
-import { newKey, waitFor } from '../sandbox/helpers';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+import { newKey, waitFor } from '../../testkit/sandbox';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 

@@ -1,10 +1,10 @@
 // Waiting for payouts to settle (Disbursement: Create with Wait for Result, and Wait for Settlement), run as
 // workflows through n8n-core's engine against the sandbox: outcomes and reasons by the sandbox's last-digit
 // rules, one shared polling loop with backoff, the timeout, cancellation, and a second run paying nobody.
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
-import type { NodeTestSandbox } from '../harness/sandbox';
-import { newKey, waitFor } from '../sandbox/helpers';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+import type { NodeTestSandbox } from '../../testkit/nodeSandbox';
+import { newKey, waitFor } from '../../testkit/sandbox';
 
 jest.setTimeout(60000);
 

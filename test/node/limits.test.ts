@@ -7,9 +7,9 @@ import { NodeHelpers, Workflow } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, INode, INodeTypes } from 'n8n-workflow';
 
 import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
-import { runWorkflow } from '../../scripts/engine';
-import type { RunResult, WorkflowJson } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
+import { runWorkflow } from '../../testkit/engine';
+import type { RunResult, WorkflowJson } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 

@@ -1,9 +1,9 @@
 // Mobile Money: Collect and Request Payment, run as workflows through n8n-core's engine against the sandbox.
 import axios from 'axios';
 
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
-import { newKey, waitFor } from '../sandbox/helpers';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+import { newKey, waitFor } from '../../testkit/sandbox';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 

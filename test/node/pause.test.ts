@@ -8,10 +8,10 @@ import axios from 'axios';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import type { RunResult, WorkflowJson } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
-import { newKey } from '../sandbox/helpers';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import type { RunResult, WorkflowJson } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+import { newKey } from '../../testkit/sandbox';
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const attacker = generateKeyPairSync('rsa', { modulusLength: 2048 });

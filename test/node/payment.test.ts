@@ -1,9 +1,9 @@
 // Payment: Get Status and Wait for Completion, run as workflows through n8n-core's engine against the sandbox.
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import type { RunResult } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
-import type { NodeTestSandbox } from '../harness/sandbox';
-import { waitFor } from '../sandbox/helpers';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import type { RunResult } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+import type { NodeTestSandbox } from '../../testkit/nodeSandbox';
+import { waitFor } from '../../testkit/sandbox';
 
 type Item = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 // Unknown outcomes of requests that move money: a server error or a lost answer is resolved by a
 // lookup, never by a blind retry, and a lookup that gets no answer leaves the item saying so.
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
-import { newKey } from '../sandbox/helpers';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+import { newKey } from '../../testkit/sandbox';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 

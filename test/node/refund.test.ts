@@ -1,6 +1,6 @@
 // Refund: Create, run as a workflow through n8n-core's engine against the sandbox.
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 

@@ -10,8 +10,8 @@ import {
 	showForOperations,
 } from '../../nodes/LittlePay/actions/registry';
 import type { RegisteredOperation } from '../../nodes/LittlePay/actions/registry';
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 
 const description = new LittlePay().description;
 

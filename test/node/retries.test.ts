@@ -3,10 +3,10 @@
 // again, and the node's own Retry On Fail. Counted from the sandbox's ledger and request log.
 import type { INode } from 'n8n-workflow';
 
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import type { RunResult, WorkflowJson } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
-import { newKey } from '../sandbox/helpers';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import type { RunResult, WorkflowJson } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+import { newKey } from '../../testkit/sandbox';
 
 // The third create and its recovery lookups (five tries, about 4 s) fail with 503.
 jest.setTimeout(60000);

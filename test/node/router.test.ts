@@ -1,9 +1,9 @@
 // The item loop and the safety rules every operation shares: Continue On Fail, nothing sent on bad input,
 // gateway errors mapped with hints, and creates whose answer was lost resolved by lookup, not by a second create.
-import { loadFixture, runWorkflow } from '../../scripts/engine';
-import { useNodeTestSandbox } from '../harness/sandbox';
-import type { NodeTestSandbox } from '../harness/sandbox';
-import { newKey } from '../sandbox/helpers';
+import { loadFixture, runWorkflow } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+import type { NodeTestSandbox } from '../../testkit/nodeSandbox';
+import { newKey } from '../../testkit/sandbox';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 

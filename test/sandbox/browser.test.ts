@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 
-import { startTestSandbox } from './helpers';
-import type { TestSandbox } from './helpers';
+import { startTestSandbox } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
 
 jest.setTimeout(60000);
 

@@ -1,7 +1,9 @@
 // Signed callbacks: flat payment payload, RSA-SHA256 signature over `<timestamp>.<body>`, retries, loopback only.
 import { verify } from 'node:crypto';
-import { startReceiver, startTestSandbox, waitFor } from './helpers';
-import type { Delivery, TestSandbox } from './helpers';
+import { startTestSandbox, waitFor } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
+import { startReceiver } from './helpers';
+import type { Delivery } from './helpers';
 
 function verifies(publicKeyPem: string, d: Pick<Delivery, 'headers' | 'body'>): boolean {
 	const timestamp = String(d.headers['x-littlepay-timestamp']);

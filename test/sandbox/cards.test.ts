@@ -1,7 +1,8 @@
 // Cards with 3-D Secure: token, device data collection page, enrolment by test card, step-up page, process.
 import axios from 'axios';
-import { deviceInformation, form, formHeaders, startTestSandbox } from './helpers';
-import type { TestSandbox } from './helpers';
+import { deviceInformation, startTestSandbox } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
+import { form, formHeaders } from './helpers';
 
 describe('sandbox card payments (3-D Secure)', () => {
 	let t: TestSandbox;

@@ -1,7 +1,7 @@
 // Hosted checkout: a person pays by mobile money or card on the sandbox page and is sent to returnUrl.
 import axios from 'axios';
-import { startTestSandbox, waitFor } from './helpers';
-import type { TestSandbox } from './helpers';
+import { startTestSandbox, waitFor } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
 
 const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
 

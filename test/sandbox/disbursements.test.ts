@@ -1,8 +1,8 @@
 // Disbursements: charges table, network limits, duplicate keys, status by id or key, failure by last digit.
 import axios from 'axios';
 import { parsePayoutSettleMs } from '../../sandbox';
-import { newKey, startTestSandbox, waitFor } from './helpers';
-import type { TestSandbox } from './helpers';
+import { newKey, startTestSandbox, waitFor } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
 
 describe('sandbox disbursements', () => {
 	let t: TestSandbox;

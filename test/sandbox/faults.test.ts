@@ -1,8 +1,8 @@
 // Fault injection and the control endpoints: latency, injected statuses, dropped connections before and after
 // the request took effect, the request log (masked) and reset.
 import axios from 'axios';
-import { newKey, startTestSandbox } from './helpers';
-import type { TestSandbox } from './helpers';
+import { newKey, startTestSandbox } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
 
 describe('sandbox faults and control endpoints', () => {
 	let t: TestSandbox;

@@ -1,8 +1,8 @@
 // Payment intents: creation, Basic auth, validation, duplicate keys, status lookups and expiry.
 import axios from 'axios';
 
-import { newKey, startTestSandbox, waitFor } from './helpers';
-import type { TestSandbox } from './helpers';
+import { newKey, startTestSandbox, waitFor } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
 
 describe('sandbox payment intents', () => {
 	let t: TestSandbox;

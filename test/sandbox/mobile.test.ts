@@ -1,7 +1,7 @@
 // Mobile money: the payer simulation by last digit, number checks, attempts, long polling and manual resolve.
 import axios from 'axios';
-import { startTestSandbox, waitFor } from './helpers';
-import type { TestSandbox } from './helpers';
+import { startTestSandbox, waitFor } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
 
 describe('sandbox mobile money', () => {
 	let t: TestSandbox;

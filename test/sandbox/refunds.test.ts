@@ -1,6 +1,6 @@
 // Refunds: full and partial, never more than paid, only completed payments, outcome by `reason` keyword.
-import { startTestSandbox, waitFor } from './helpers';
-import type { TestSandbox } from './helpers';
+import { startTestSandbox, waitFor } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
 
 describe('sandbox refunds', () => {
 	let t: TestSandbox;

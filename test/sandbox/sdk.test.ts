@@ -6,8 +6,9 @@ import { generateKeyPairSync } from 'node:crypto';
 
 import { CallbackSender } from '../../sandbox/callbacks';
 import { Gateway } from '../../sandbox/gateway';
-import { deviceInformation, form, formHeaders, newKey, startTestSandbox } from './helpers';
-import type { TestSandbox } from './helpers';
+import { deviceInformation, newKey, startTestSandbox } from '../../testkit/sandbox';
+import type { TestSandbox } from '../../testkit/sandbox';
+import { form, formHeaders } from './helpers';
 
 const card = (cc_number: string) => ({
 	type: 'CARDS',

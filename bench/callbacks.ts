@@ -6,7 +6,7 @@ import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-import { verifyCallbackSignature } from '../nodes/LittlePay/helpers/callbackSignature';
+import { verifyCallbackSignature } from '../nodes/LittlePay/callbacks/signature';
 import { N8nApi, startN8n } from '../testkit/n8n';
 import { mapConcurrent, note, percentile, result } from './lib';
 

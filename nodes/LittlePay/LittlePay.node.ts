@@ -10,7 +10,7 @@ import type {
 
 import { credentials, properties, subtitle } from './actions/registry';
 import { router } from './actions/router';
-import { resumeOnCallback, resumeWebhooks } from './flows/pause';
+import { resumeOnCallback, resumeWebhooks } from './callbacks/resume';
 
 export class LittlePay implements INodeType {
 	description: INodeTypeDescription = {

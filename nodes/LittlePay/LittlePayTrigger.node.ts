@@ -10,21 +10,16 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import {
-	callbackEventId,
-	callbackToItem,
-	parseCallback,
-	secretsEqual,
-} from './trigger/callbackEvent';
-import type { Verification } from './trigger/callbackEvent';
+import { authorizeCallback, statusConfirms } from './callbacks/authorize';
+import { callbackEventId, callbackToItem, parseCallback } from './callbacks/callbackEvent';
 import {
 	checkCallbackSignature,
 	rawCallbackBody,
 	refuseCallback as refuse,
 	signatureOptionFields,
-} from './trigger/callbackRequest';
-import { fetchPaymentStatus } from './trigger/confirmStatus';
-import { admitEvent, recordAccepted, settleEvent } from './trigger/eventMemory';
+} from './callbacks/callbackRequest';
+import { fetchPaymentStatus } from './callbacks/confirmStatus';
+import { admitEvent, recordAccepted, settleEvent } from './callbacks/eventMemory';
 
 /** Which trigger a call is for: one memory of accepted events per workflow and node. */
 function triggerIdOf(context: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
@@ -183,7 +178,7 @@ export class LittlePayTrigger implements INodeType {
 		default: {
 			// Little Pay has no API to register callback URLs: the URL travels with each intent or refund.
 			// These methods only keep the activation mark in static data. The memory of accepted events
-			// (static data key acceptedEvents, see trigger/eventMemory.ts) is deliberately kept across
+			// (static data key acceptedEvents, see callbacks/eventMemory.ts) is deliberately kept across
 			// deactivation, activation and edits: a gateway retry after any of them must not run again.
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const memory = this.getWorkflowStaticData('node');
@@ -212,21 +207,15 @@ export class LittlePayTrigger implements INodeType {
 		const callback = parseCallback(rawBody);
 		if ('error' in callback) return refuse(this, 400, callback.error);
 
-		const verifySignatures = this.getNodeParameter('verifySignatures', true) as boolean;
-		const hasSignature = req.headers['x-littlepay-signature'] !== undefined;
-		let verified: Verification = 'none';
-
-		// Payment callbacks must be signed (fail closed); refunds may be signed or carry the token.
-		if (verifySignatures && (callback.kind === 'payment' || hasSignature)) {
-			const check = checkCallbackSignature(this, rawBody);
-			if (!check.ok) return refuse(this, 401, check.reason);
-			verified = 'signature';
-		} else if (callback.kind === 'refund') {
-			const token = this.getNodeParameter('refundToken', '') as string;
-			const given = typeof req.query?.token === 'string' ? req.query.token : '';
-			if (token !== '' && given !== '' && secretsEqual(given, token)) verified = 'token';
-			else if (verifySignatures || token !== '') return refuse(this, 401, 'missing-or-wrong-token');
-		}
+		const authorization = authorizeCallback(callback, {
+			verifySignatures: this.getNodeParameter('verifySignatures', true) as boolean,
+			signed: req.headers['x-littlepay-signature'] !== undefined,
+			checkSignature: () => checkCallbackSignature(this, rawBody),
+			refundToken: this.getNodeParameter('refundToken', '') as string,
+			givenToken: typeof req.query?.token === 'string' ? req.query.token : '',
+		});
+		if (!authorization.ok) return refuse(this, authorization.status, authorization.reason);
+		let verified = authorization.verified;
 
 		const events = this.getNodeParameter('events', ['*']) as string[];
 		const wanted =
@@ -243,10 +232,7 @@ export class LittlePayTrigger implements INodeType {
 				// Could not ask: answer 503 so the gateway delivers again later rather than losing it.
 				return refuse(this, 503, 'status-check-unavailable');
 			}
-			const expected = callback.kind === 'payment' ? String(callback.body.status) : 'COMPLETED';
-			if (!record || String(record.status).toUpperCase() !== expected.toUpperCase()) {
-				return refuse(this, 401, 'status-not-confirmed');
-			}
+			if (!statusConfirms(callback, record)) return refuse(this, 401, 'status-not-confirmed');
 			statusConfirmed = true;
 			if (verified === 'none') verified = 'status-check';
 		}

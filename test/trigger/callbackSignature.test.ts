@@ -4,7 +4,7 @@ import {
 	LITTLE_PAY_PUBLIC_KEY_PEM,
 	parsePublicKey,
 	verifyCallbackSignature,
-} from '../../nodes/LittlePay/helpers/callbackSignature';
+} from '../../nodes/LittlePay/callbacks/signature';
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const attacker = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -5,7 +5,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
-import { EVENT_MEMORY_LIMIT, recordAccepted } from '../../nodes/LittlePay/trigger/eventMemory';
+import { EVENT_MEMORY_LIMIT, recordAccepted } from '../../nodes/LittlePay/callbacks/eventMemory';
 import { callWebhook } from './webhookContext';
 import type { FakeRequest, WebhookCall } from './webhookContext';
 

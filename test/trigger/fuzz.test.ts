@@ -2,8 +2,8 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 
 import fc from 'fast-check';
 
-import { verifyCallbackSignature } from '../../nodes/LittlePay/helpers/callbackSignature';
-import { callbackEventId, parseCallback } from '../../nodes/LittlePay/trigger/callbackEvent';
+import { verifyCallbackSignature } from '../../nodes/LittlePay/callbacks/signature';
+import { callbackEventId, parseCallback } from '../../nodes/LittlePay/callbacks/callbackEvent';
 
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 
 import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
-import { processMemorySize } from '../../nodes/LittlePay/trigger/eventMemory';
+import { processMemorySize } from '../../nodes/LittlePay/callbacks/eventMemory';
 
 import { callHookMethod, callWebhook, newTriggerState } from './webhookContext';
 import type { FakeRequest } from './webhookContext';

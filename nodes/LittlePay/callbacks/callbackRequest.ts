@@ -5,8 +5,8 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from '../helpers/callbackSignature';
-import type { SignatureCheck } from '../helpers/callbackSignature';
+import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from './signature';
+import type { SignatureCheck } from './signature';
 
 /** The verification options the trigger and the pause share: the key signatures verify against, and the replay window. */
 export const signatureOptionFields: INodeProperties[] = [

@@ -1,0 +1,54 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { secretsEqual } from './callbackEvent';
+import type { ParsedCallback, Verification } from './callbackEvent';
+import type { SignatureCheck } from './signature';
+
+/** The one decision on a callback: how it was verified, or why it is refused (nothing starts). */
+export type Authorization =
+	| { ok: true; verified: Verification }
+	| { ok: false; status: number; reason: string };
+
+/** What the decision reads: the trigger's settings and what the request carries. */
+export interface CallbackProof {
+	/** The trigger's Verify Signatures switch. */
+	verifySignatures: boolean;
+	/** Whether the request carries X-LittlePay-Signature. */
+	signed: boolean;
+	/** Checks the signature over the raw body; called only when the signature decides. */
+	checkSignature: () => SignatureCheck;
+	/** The trigger's Refund Token, and the `token` the request's query gave. */
+	refundToken: string;
+	givenToken: string;
+}
+
+/**
+ * Decides whether a callback is Little Pay's. Payment callbacks must be signed (fail closed);
+ * refund callbacks may be signed or carry the Refund Token. With Verify Signatures off and no token
+ * set, a refund callback is accepted unverified (`none`).
+ */
+export function authorizeCallback(callback: ParsedCallback, proof: CallbackProof): Authorization {
+	if (proof.verifySignatures && (callback.kind === 'payment' || proof.signed)) {
+		const check = proof.checkSignature();
+		return check.ok
+			? { ok: true, verified: 'signature' }
+			: { ok: false, status: 401, reason: check.reason };
+	}
+	if (callback.kind === 'refund') {
+		const { refundToken, givenToken } = proof;
+		if (refundToken !== '' && givenToken !== '' && secretsEqual(givenToken, refundToken))
+			return { ok: true, verified: 'token' };
+		if (proof.verifySignatures || refundToken !== '')
+			return { ok: false, status: 401, reason: 'missing-or-wrong-token' };
+	}
+	return { ok: true, verified: 'none' };
+}
+
+/**
+ * Whether Little Pay's own status record agrees with a callback: a payment callback's status, or for
+ * a refund callback a completed payment. A record that cannot be found agrees with nothing.
+ */
+export function statusConfirms(callback: ParsedCallback, record: IDataObject | undefined): boolean {
+	const expected = callback.kind === 'payment' ? String(callback.body.status) : 'COMPLETED';
+	return record !== undefined && String(record.status).toUpperCase() === expected.toUpperCase();
+}

@@ -20,6 +20,7 @@ import {
 } from './callbacks/callbackRequest';
 import { fetchPaymentStatus } from './callbacks/confirmStatus';
 import { admitEvent, recordAccepted, settleEvent } from './callbacks/eventMemory';
+import { optionsCollection } from './actions/common';
 
 /** Which trigger a call is for: one memory of accepted events per workflow and node. */
 function triggerIdOf(context: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
@@ -163,14 +164,7 @@ export class LittlePayTrigger implements INodeType {
 				description:
 					'Secret that unsigned refund callbacks must carry as ?token= in their URL. Refund callbacks are not documented as signed; without a token or a valid signature they are refused.',
 			},
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: signatureOptionFields,
-			},
+			optionsCollection(signatureOptionFields),
 		],
 	};
 

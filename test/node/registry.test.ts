@@ -52,20 +52,20 @@ describe('the operation registry', () => {
 	});
 
 	it.each(OPERATIONS.map((o) => [o.id, o]))('%s has a canvas subtitle in words', (_id, o) => {
-		expect(canvasSubtitle(o)).toBe(o.run.subtitle);
-		expect(o.run.subtitle).toMatch(/ · /);
+		expect(canvasSubtitle(o)).toBe(o.run.meta.subtitle);
+		expect(o.run.meta.subtitle).toMatch(/ · /);
 	});
 
 	it.each(OPERATIONS.map((o) => [o.id, o]))(
 		'%s names an error row by one of its own parameters',
 		(id, o) => {
 			if (WITHOUT_ROW.includes(id)) {
-				expect(o.run.rowKey).toBeUndefined();
+				expect(o.run.meta.rowKey).toBeUndefined();
 				return;
 			}
-			expect(o.run.rowKey).toBeDefined();
+			expect(o.run.meta.rowKey).toBeDefined();
 			const names = shownFor(o, false).map((p) => p.name);
-			expect(names).toContain(o.run.rowKey!.parameter);
+			expect(names).toContain(o.run.meta.rowKey!.parameter);
 		},
 	);
 
@@ -89,8 +89,9 @@ describe('the operation registry', () => {
 				expect(names.indexOf('spendingLimits')).toBeLessThan(names.indexOf('options'));
 				expect(names.indexOf('options')).toBe(names.length - 1);
 			}
+			expect(o.run.meta.toolSummary).toMatch(/^[A-Z].+\.$/);
 			const tool = asTool.find((p) => p.name === 'toolDescription')!;
-			expect(String(tool.default)).toContain(String(o.run.toolSummary));
+			expect(String(tool.default)).toContain(String(o.run.meta.toolSummary));
 		},
 	);
 

@@ -13,12 +13,8 @@ export interface RowKey {
 	field: 'key' | 'reference' | 'id';
 }
 
-/**
- * What every operation file exports: everything the node knows about the operation sits beside its
- * parameters and how it runs one item, and the node's tables (canvas subtitles, row keys, the money
- * operations, which need the Client ID and Secret) are derived from these (actions/registry.ts).
- */
-export interface Operation {
+/** What the node's tables need to know of an operation, beside its parameters. */
+export interface OperationMeta {
 	/** The canvas subtitle, in words ("Collect · Mobile Money"). */
 	subtitle: string;
 	/** The parameter that names an item's row on a Continue On Fail error item. */
@@ -29,6 +25,15 @@ export interface Operation {
 	toolSummary?: string;
 	/** Whether it creates a payment intent (and so signs in with the Client ID and Secret). */
 	createsIntent?: boolean;
+}
+
+/**
+ * What every operation file exports: what the node knows about it (`meta`) sits beside its parameters
+ * and how it runs one item, and the node's tables (canvas subtitles, row keys, the money operations,
+ * who needs the Client ID and Secret) are derived from it (actions/registry.ts).
+ */
+export interface Operation {
+	meta: OperationMeta;
 	description: INodeProperties[];
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject>;
 	/** How many items may run at once (1-10); one at a time when absent. */
@@ -93,6 +98,18 @@ export const COUNTRY_OPTIONS = [
 	{ name: 'Tanzania', value: 'TZ' },
 	{ name: 'Uganda', value: 'UG' },
 ];
+
+/** The one Options collection of a panel, for everything optional or technical; it sits last. */
+export function optionsCollection(options: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options,
+	};
+}
 
 /** Shows parameters only for one resource and operation. */
 export function showFor(

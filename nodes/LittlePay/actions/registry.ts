@@ -66,11 +66,11 @@ export function showForOperations(operations: RegisteredOperation[]): {
 }
 
 /** The operations that move money. */
-export const MONEY_OPERATIONS = OPERATIONS.filter((o) => o.run.moves !== undefined);
+export const MONEY_OPERATIONS = OPERATIONS.filter((o) => o.run.meta.moves !== undefined);
 
 /** What the canvas shows under each node: words ("Collect · Mobile Money"), from each operation. */
 export const subtitle = `={{ ${JSON.stringify(
-	Object.fromEntries(OPERATIONS.map((o) => [o.id, o.run.subtitle])),
+	Object.fromEntries(OPERATIONS.map((o) => [o.id, o.run.meta.subtitle])),
 )}[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
 
 /** The credentials: the API key for every operation, the Client ID and Secret where an intent is created. */
@@ -83,7 +83,7 @@ export const credentials: INodeCredentialDescription[] = [
 	{
 		name: 'littlePayBasicApi',
 		required: true,
-		displayOptions: { show: showForOperations(OPERATIONS.filter((o) => o.run.createsIntent)) },
+		displayOptions: { show: showForOperations(OPERATIONS.filter((o) => o.run.meta.createsIntent)) },
 	},
 ];
 
@@ -96,7 +96,9 @@ function panelOf({ resource, operation, run }: RegisteredOperation): INodeProper
 	const own = run.description.filter((property) => property.name !== 'options');
 	const options = run.description.filter((property) => property.name === 'options');
 	const shared =
-		run.moves !== undefined ? moneyFields(resource, run.toolSummary ?? '') : [toolDescriptionField];
+		run.meta.moves !== undefined
+			? moneyFields(resource, run.meta.toolSummary ?? '')
+			: [toolDescriptionField];
 	return [...own, ...showFor(resource, operation, shared), ...options];
 }
 

@@ -16,7 +16,7 @@ function rowKeyOf(
 	run: Operation,
 	itemIndex: number,
 ): IDataObject | undefined {
-	const row = run.rowKey;
+	const row = run.meta.rowKey;
 	if (!row) return undefined;
 	let value: unknown;
 	try {
@@ -57,8 +57,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const itemIndex = next++;
 			try {
 				output[itemIndex] = {
-					json: await runGuarded(this, `${resource}:${operation}`, run.moves, itemIndex, async () =>
-						run.execute.call(this, itemIndex),
+					json: await runGuarded(
+						this,
+						`${resource}:${operation}`,
+						run.meta.moves,
+						itemIndex,
+						async () => run.execute.call(this, itemIndex),
 					),
 					pairedItem: { item: itemIndex },
 				};

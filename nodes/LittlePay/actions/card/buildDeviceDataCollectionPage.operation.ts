@@ -2,14 +2,15 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { buildDeviceDataCollectionPage, COLLECTION_ORIGINS } from '../../helpers/html';
 import { requireText, validateAmount, validateUrl } from '../../helpers/validation';
-import { showFor } from '../common';
+import { optionsCollection, showFor } from '../common';
+import type { OperationMeta } from '../common';
 import { accessTokenField, intentReferenceField, respondToWebhookNotice } from './fields';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Card 2/5 · Device Check Page';
-
-/** Continue On Fail names a failed row by this parameter, as `reference`. */
-export const rowKey = { parameter: 'reference', field: 'reference' } as const;
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Card 2/5 · Device Check Page',
+	rowKey: { parameter: 'reference', field: 'reference' },
+};
 
 export const description: INodeProperties[] = showFor('card', 'buildDeviceDataCollectionPage', [
 	respondToWebhookNotice('device check page'),
@@ -35,54 +36,47 @@ export const description: INodeProperties[] = showFor('card', 'buildDeviceDataCo
 		description:
 			"Where the payer's browser posts reference, sessionId and its screen and language fields when the check is done",
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Custom Origin',
-				name: 'customOrigin',
-				type: 'string',
-				default: '',
-				placeholder: 'https://centinelapistag.cardinalcommerce.com',
-				displayOptions: { show: { messageOrigin: ['custom'] } },
-				description: 'Scheme, host and port the message must come from',
-			},
-			{
-				displayName: 'Message Origin',
-				name: 'messageOrigin',
-				type: 'options',
-				options: [
-					{
-						name: 'From the Collection URL',
-						value: 'auto',
-						description: 'Works for test, production and the sandbox',
-					},
-					{ name: 'Test (Cardinal Staging)', value: 'test', description: COLLECTION_ORIGINS.test },
-					{
-						name: 'Production (Cardinal)',
-						value: 'production',
-						description: COLLECTION_ORIGINS.production,
-					},
-					{ name: 'Custom', value: 'custom' },
-				],
-				default: 'auto',
-				description:
-					'Who may send the "check done" message to the page; messages from any other origin are ignored',
-			},
-			{
-				displayName: 'Timeout (Seconds)',
-				name: 'timeoutSeconds',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 60 },
-				default: 10,
-				description: 'How long the page waits for the device check before going on without it',
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Custom Origin',
+			name: 'customOrigin',
+			type: 'string',
+			default: '',
+			placeholder: 'https://centinelapistag.cardinalcommerce.com',
+			displayOptions: { show: { messageOrigin: ['custom'] } },
+			description: 'Scheme, host and port the message must come from',
+		},
+		{
+			displayName: 'Message Origin',
+			name: 'messageOrigin',
+			type: 'options',
+			options: [
+				{
+					name: 'From the Collection URL',
+					value: 'auto',
+					description: 'Works for test, production and the sandbox',
+				},
+				{ name: 'Test (Cardinal Staging)', value: 'test', description: COLLECTION_ORIGINS.test },
+				{
+					name: 'Production (Cardinal)',
+					value: 'production',
+					description: COLLECTION_ORIGINS.production,
+				},
+				{ name: 'Custom', value: 'custom' },
+			],
+			default: 'auto',
+			description:
+				'Who may send the "check done" message to the page; messages from any other origin are ignored',
+		},
+		{
+			displayName: 'Timeout (Seconds)',
+			name: 'timeoutSeconds',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 60 },
+			default: 10,
+			description: 'How long the page waits for the device check before going on without it',
+		},
+	]),
 ]);
 
 /** The message origin to trust, from the user's choice. */

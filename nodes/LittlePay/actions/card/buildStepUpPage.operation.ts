@@ -2,14 +2,15 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { buildStepUpPage } from '../../helpers/html';
 import { requireText, validateUrl } from '../../helpers/validation';
-import { showFor } from '../common';
+import { optionsCollection, showFor } from '../common';
+import type { OperationMeta } from '../common';
 import { accessTokenField, intentReferenceField, respondToWebhookNotice } from './fields';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Card 4/5 · Bank Check Page';
-
-/** Continue On Fail names a failed row by this parameter, as `reference`. */
-export const rowKey = { parameter: 'reference', field: 'reference' } as const;
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Card 4/5 · Bank Check Page',
+	rowKey: { parameter: 'reference', field: 'reference' },
+};
 
 export const description: INodeProperties[] = showFor('card', 'buildStepUpPage', [
 	respondToWebhookNotice("bank's check page"),
@@ -27,23 +28,16 @@ export const description: INodeProperties[] = showFor('card', 'buildStepUpPage',
 		description: "Address of the bank's page where the payer confirms the payment",
 	},
 	accessTokenField,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Show in an Iframe',
-				name: 'inIframe',
-				type: 'boolean',
-				default: false,
-				description:
-					"Whether to show the bank's page inside this page instead of replacing it; the redirect after the check then happens in the iframe",
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Show in an Iframe',
+			name: 'inIframe',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether to show the bank's page inside this page instead of replacing it; the redirect after the check then happens in the iframe",
+		},
+	]),
 ]);
 
 /** Returns the HTML of the step-up page for Respond to Webhook. */

@@ -3,13 +3,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { invalidInput, requireText } from '../../helpers/validation';
 import { expectSuccess, isLost, sendOnce, throwUnknownOutcome } from '../../transport';
 import { showFor } from '../common';
+import type { OperationMeta } from '../common';
 import { intentReferenceField } from './fields';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Card 3/5 · Check Enrolment';
-
-/** Continue On Fail names a failed row by this parameter, as `reference`. */
-export const rowKey = { parameter: 'reference', field: 'reference' } as const;
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Card 3/5 · Check Enrolment',
+	rowKey: { parameter: 'reference', field: 'reference' },
+};
 
 export const description: INodeProperties[] = showFor('card', 'checkEnrolment', [
 	intentReferenceField,

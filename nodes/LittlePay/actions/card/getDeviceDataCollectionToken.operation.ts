@@ -4,13 +4,14 @@ import { cardBrand, maskCardNumber, validateCard } from '../../helpers/card';
 import { requireText } from '../../helpers/validation';
 import { expectSuccess, isLost, sendOnce, throwUnknownOutcome } from '../../transport';
 import { showFor } from '../common';
+import type { OperationMeta } from '../common';
 import { intentReferenceField } from './fields';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Card 1/5 · Send Card';
-
-/** Continue On Fail names a failed row by this parameter, as `reference`. */
-export const rowKey = { parameter: 'reference', field: 'reference' } as const;
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Card 1/5 · Send Card',
+	rowKey: { parameter: 'reference', field: 'reference' },
+};
 
 export const description: INodeProperties[] = showFor('card', 'getDeviceDataCollectionToken', [
 	intentReferenceField,

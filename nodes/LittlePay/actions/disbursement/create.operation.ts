@@ -9,7 +9,8 @@ import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/pa
 import { invalidInput } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
 import { expectSuccess } from '../../transport';
-import { concurrencyOption, showFor } from '../common';
+import { concurrencyOption, optionsCollection, showFor } from '../common';
+import type { OperationMeta } from '../common';
 import { limitRefusal, quoteFor } from './charges';
 import {
 	amountField,
@@ -26,18 +27,14 @@ import { generatedKeyMayExist, keyIsGenerated, payoutKey } from '../../money/key
 /** How many payouts a waiting run looks up at once: reads, safe to overlap, bounded for the gateway. */
 export const LOOKUPS_AT_ONCE = 10;
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Pay Out · Disbursement';
-
-/** Continue On Fail names a failed row by this parameter, as `key`. */
-export const rowKey = { parameter: 'key', field: 'key' } as const;
-
-/** It moves money: the money rules (keys, limits, the tool switch) apply. */
-export const moves = 'payout' as const;
-
-/** What the tool does, first in its default description. */
-export const toolSummary =
-	'Pays money out to a mobile money wallet with Little Pay and returns the payout status and fee.';
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Pay Out · Disbursement',
+	rowKey: { parameter: 'key', field: 'key' },
+	moves: 'payout',
+	toolSummary:
+		'Pays money out to a mobile money wallet with Little Pay and returns the payout status and fee.',
+};
 
 export const description: INodeProperties[] = showFor('disbursement', 'create', [
 	amountField,
@@ -87,27 +84,20 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 		...settleTimeoutField,
 		displayOptions: { show: { waitForResult: ['untilSettled'] }, hide: { checkOnly: [true] } },
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Check Limits and Fee First',
-				name: 'checkLimits',
-				type: 'boolean',
-				default: true,
-				description:
-					"Whether to read the charges table first, refuse amounts outside the network's minimum and maximum, and show the fee",
-			},
-			concurrencyOption(
-				1,
-				'How many payouts to send at once (1-10); output order always matches input order. Waiting looks up to 10 at once.',
-			),
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Check Limits and Fee First',
+			name: 'checkLimits',
+			type: 'boolean',
+			default: true,
+			description:
+				"Whether to read the charges table first, refuse amounts outside the network's minimum and maximum, and show the fee",
+		},
+		concurrencyOption(
+			1,
+			'How many payouts to send at once (1-10); output order always matches input order. Waiting looks up to 10 at once.',
+		),
+	]),
 ]);
 
 // Dry run and waiting are one choice for the whole run (one summary, one wait), read from item 0.

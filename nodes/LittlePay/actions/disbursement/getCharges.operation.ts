@@ -1,9 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { getCharges } from './charges';
+import type { OperationMeta } from '../common';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Get Charges · Disbursement';
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Get Charges · Disbursement',
+};
 
 export const description: INodeProperties[] = [];
 

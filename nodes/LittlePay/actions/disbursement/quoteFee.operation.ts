@@ -2,11 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { validateAmount, validateNetwork } from '../../helpers/validation';
 import { showFor } from '../common';
+import type { OperationMeta } from '../common';
 import { quoteFor } from './charges';
 import { amountField, networkField } from './fields';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Quote Fee · Disbursement';
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Quote Fee · Disbursement',
+};
 
 export const description: INodeProperties[] = showFor('disbursement', 'quoteFee', [
 	networkField,

@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 
 import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
-import { concurrencyOption, showFor } from '../common';
+import { concurrencyOption, optionsCollection, showFor } from '../common';
+import type { OperationMeta } from '../common';
 import { payoutIdField, readPayoutId } from './fields';
 import {
 	lookupPayout,
@@ -15,28 +16,21 @@ import {
 	waitForSettlement,
 } from './settlement';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Wait for Settlement · Disbursement';
-
-/** Continue On Fail names a failed row by this parameter, as `id`. */
-export const rowKey = { parameter: 'disbursementId', field: 'id' } as const;
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Wait for Settlement · Disbursement',
+	rowKey: { parameter: 'disbursementId', field: 'id' },
+};
 
 export const description: INodeProperties[] = showFor('disbursement', 'waitForSettlement', [
 	payoutIdField,
 	settleTimeoutField,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			concurrencyOption(
-				10,
-				'How many payouts to look up at once (1-10); lookups are reads. Output order always matches input order.',
-			),
-		],
-	},
+	optionsCollection([
+		concurrencyOption(
+			10,
+			'How many payouts to look up at once (1-10); lookups are reads. Output order always matches input order.',
+		),
+	]),
 ]);
 
 /** Lookups are reads, so they overlap: 10 at once unless Options > Concurrency says fewer. */

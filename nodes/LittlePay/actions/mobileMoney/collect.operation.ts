@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { reconciliationFields, showFor } from '../common';
+import type { OperationMeta } from '../common';
 import {
 	longPollTimeoutSeconds,
 	pauseForCallback,
@@ -22,21 +23,15 @@ import {
 import { payerFields, readPayer } from './fields';
 import { processOnce } from '../../money/once';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Collect · Mobile Money';
-
-/** Continue On Fail names a failed row by this parameter, as `key`. */
-export const rowKey = { parameter: 'key', field: 'key' } as const;
-
-/** It moves money: the money rules (keys, limits, the tool switch) apply. */
-export const moves = 'payment' as const;
-
-/** What the tool does, first in its default description. */
-export const toolSummary =
-	"Charges a payer's mobile money wallet with Little Pay: sends a PIN prompt to their phone and returns the payment status.";
-
-/** It creates an intent, so it signs in with the Client ID and Secret too. */
-export const createsIntent = true;
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Collect · Mobile Money',
+	rowKey: { parameter: 'key', field: 'key' },
+	moves: 'payment',
+	toolSummary:
+		"Charges a payer's mobile money wallet with Little Pay: sends a PIN prompt to their phone and returns the payment status.",
+	createsIntent: true,
+};
 
 export const description: INodeProperties[] = showFor('mobileMoney', 'collect', [
 	...intentBusinessFields,

@@ -3,21 +3,18 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { requireText } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
 import { showFor } from '../common';
+import type { OperationMeta } from '../common';
 import { payerFields, readPayer } from './fields';
 import { processOnce } from '../../money/once';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Request Payment · Mobile Money';
-
-/** Continue On Fail names a failed row by this parameter, as `reference`. */
-export const rowKey = { parameter: 'reference', field: 'reference' } as const;
-
-/** It moves money: the money rules (keys, limits, the tool switch) apply. */
-export const moves = 'payment' as const;
-
-/** What the tool does, first in its default description. */
-export const toolSummary =
-	'Sends a mobile money PIN prompt for an existing Little Pay payment intent, by its reference.';
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Request Payment · Mobile Money',
+	rowKey: { parameter: 'reference', field: 'reference' },
+	moves: 'payment',
+	toolSummary:
+		'Sends a mobile money PIN prompt for an existing Little Pay payment intent, by its reference.',
+};
 
 export const description: INodeProperties[] = showFor('mobileMoney', 'requestPayment', [
 	{

@@ -2,39 +2,39 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { requireText } from '../../helpers/validation';
 import { getPaymentRecord } from '../../transport/gateway';
-import { concurrencyOption, showFor, simplifyField, simplifyPayment } from '../common';
+import {
+	concurrencyOption,
+	optionsCollection,
+	showFor,
+	simplifyField,
+	simplifyPayment,
+} from '../common';
+import type { OperationMeta } from '../common';
 import { paymentIdField } from './fields';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Get Status · Payment';
-
-/** Continue On Fail names a failed row by this parameter, as `reference`. */
-export const rowKey = { parameter: 'paymentId', field: 'reference' } as const;
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Get Status · Payment',
+	rowKey: { parameter: 'paymentId', field: 'reference' },
+};
 
 export const description: INodeProperties[] = showFor('payment', 'getStatus', [
 	paymentIdField,
 	simplifyField,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			concurrencyOption(
-				1,
-				'How many lookups to run at once (1-10) for many payments; output order always matches input order',
-			),
-			{
-				displayName: 'Long Poll',
-				name: 'longPoll',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to hold the request open until the status changes (once, up to 60 seconds)',
-			},
-		],
-	},
+	optionsCollection([
+		concurrencyOption(
+			1,
+			'How many lookups to run at once (1-10) for many payments; output order always matches input order',
+		),
+		{
+			displayName: 'Long Poll',
+			name: 'longPoll',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to hold the request open until the status changes (once, up to 60 seconds)',
+		},
+	]),
 ]);
 
 /** Lookups are reads: Options > Concurrency may run several at once. */

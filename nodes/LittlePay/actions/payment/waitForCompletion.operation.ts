@@ -3,7 +3,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { paymentState } from '../../helpers/paymentState';
 import { requireText } from '../../helpers/validation';
 import { getPaymentRecord } from '../../transport/gateway';
-import { showFor, simplifyField, simplifyPayment } from '../common';
+import { optionsCollection, showFor, simplifyField, simplifyPayment } from '../common';
+import type { OperationMeta } from '../common';
 import { paymentIdField } from './fields';
 import { payableField, waitForFinalStatus } from '../../flows/waitForPayment';
 import {
@@ -16,11 +17,11 @@ import {
 	waitOptions,
 } from '../../flows/pause';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Wait for Completion · Payment';
-
-/** Continue On Fail names a failed row by this parameter, as `reference`. */
-export const rowKey = { parameter: 'paymentId', field: 'reference' } as const;
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Wait for Completion · Payment',
+	rowKey: { parameter: 'paymentId', field: 'reference' },
+};
 
 export const description: INodeProperties[] = showFor('payment', 'waitForCompletion', [
 	paymentIdField,
@@ -30,14 +31,7 @@ export const description: INodeProperties[] = showFor('payment', 'waitForComplet
 	),
 	...pauseTimeoutFields,
 	simplifyField,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: waitOptions,
-	},
+	optionsCollection(waitOptions),
 ]);
 
 /**

@@ -2,27 +2,22 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { createIntent } from '../../flows/createIntent';
 import { showFor } from '../common';
+import type { OperationMeta } from '../common';
 import {
 	intentBusinessFields,
 	intentCallbackAndKeyFields,
 	intentOptionsCollection,
 } from './fields';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Create · Payment Intent';
-
-/** Continue On Fail names a failed row by this parameter, as `key`. */
-export const rowKey = { parameter: 'key', field: 'key' } as const;
-
-/** It moves money: the money rules (keys, limits, the tool switch) apply. */
-export const moves = 'payment' as const;
-
-/** What the tool does, first in its default description. */
-export const toolSummary =
-	'Creates a Little Pay payment intent and returns its reference and checkout link (checkoutUrl) to send to the payer.';
-
-/** It creates an intent, so it signs in with the Client ID and Secret too. */
-export const createsIntent = true;
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Create · Payment Intent',
+	rowKey: { parameter: 'key', field: 'key' },
+	moves: 'payment',
+	toolSummary:
+		'Creates a Little Pay payment intent and returns its reference and checkout link (checkoutUrl) to send to the payer.',
+	createsIntent: true,
+};
 
 export const description: INodeProperties[] = showFor('paymentIntent', 'create', [
 	...intentBusinessFields,

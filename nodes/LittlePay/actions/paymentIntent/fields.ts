@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { BILLING_ADDRESS_FIELDS, MAX_EXPIRES_IN_MINUTES } from '../../helpers/validation';
-import { AMOUNT_HINT, currencyField } from '../common';
+import { AMOUNT_HINT, currencyField, optionsCollection } from '../common';
 
 /** The amount of an intent, with its unit visible under the field. */
 export const amountField: INodeProperties = {
@@ -160,12 +160,5 @@ export function byDisplayName(options: INodeProperties[]): INodeProperties[] {
 
 /** The one Options collection of an intent-creating operation, with extra options of that operation. */
 export function intentOptionsCollection(extra: INodeProperties[] = []): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: byDisplayName([...intentOptions, ...extra]),
-	};
+	return optionsCollection(byDisplayName([...intentOptions, ...extra]));
 }

@@ -2,23 +2,20 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
-import { showFor } from '../common';
+import { optionsCollection, showFor } from '../common';
+import type { OperationMeta } from '../common';
 import { paymentIdField } from '../payment/fields';
 import { getPaymentRecord } from '../../transport/gateway';
 import { earlierRefund, sendRefundOnce } from '../../money/once';
 
-/** The canvas subtitle, in words. */
-export const subtitle = 'Create · Refund';
-
-/** Continue On Fail names a failed row by this parameter, as `reference`. */
-export const rowKey = { parameter: 'paymentId', field: 'reference' } as const;
-
-/** It moves money: the money rules (keys, limits, the tool switch) apply. */
-export const moves = 'refund' as const;
-
-/** What the tool does, first in its default description. */
-export const toolSummary =
-	'Refunds a completed Little Pay payment, by its reference or key; never more than was paid less what was refunded.';
+/** What the registry knows of this operation (actions/registry.ts). */
+export const meta: OperationMeta = {
+	subtitle: 'Create · Refund',
+	rowKey: { parameter: 'paymentId', field: 'reference' },
+	moves: 'refund',
+	toolSummary:
+		'Refunds a completed Little Pay payment, by its reference or key; never more than was paid less what was refunded.',
+};
 
 export const description: INodeProperties[] = showFor('refund', 'create', [
 	paymentIdField,
@@ -50,30 +47,23 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
 		description:
 			"Amount to refund in the payment's currency: 500 is KES 500 for a KES payment. Several partial refunds may add up to the paid amount.",
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Callback URL',
-				name: 'callbackUrl',
-				type: 'string',
-				default: '',
-				description:
-					"URL Little Pay calls when a refund answered PENDING settles; for a Little Pay Trigger, its Production URL with ?token= and the trigger's Refund Callback Token",
-			},
-			{
-				displayName: 'Reason',
-				name: 'reason',
-				type: 'string',
-				default: '',
-				description: 'Why the payment is refunded, kept with the refund',
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Callback URL',
+			name: 'callbackUrl',
+			type: 'string',
+			default: '',
+			description:
+				"URL Little Pay calls when a refund answered PENDING settles; for a Little Pay Trigger, its Production URL with ?token= and the trigger's Refund Callback Token",
+		},
+		{
+			displayName: 'Reason',
+			name: 'reason',
+			type: 'string',
+			default: '',
+			description: 'Why the payment is refunded, kept with the refund',
+		},
+	]),
 ]);
 
 /**

@@ -38,6 +38,7 @@ async function main(): Promise<void> {
 			`Login:       ${OWNER.email} / ${OWNER.password}`,
 			`Sandbox:     ${sandbox.baseUrl}  (test numbers and cards: sandbox/README.md)`,
 			`Mailbox:     ${mailbox.url}  (Human review emails of the refund agent, example 8)`,
+			`Public key:  ${sandbox.baseUrl}/sandbox/merchant  (publicKeyPem: a new Little Pay Trigger's Options > Public Key)`,
 			'Workflows:',
 			...imported.map((w) => `  - ${w}`),
 			'',

@@ -262,6 +262,17 @@ export function loadFixture(
 	replacements: Record<string, string | number> = {},
 ): WorkflowJson {
 	let text = readFileSync(join(__dirname, 'workflows', file), 'utf8');
+	// Payout Key takes no expression (n8n strips it), so a fixture's {{KEY_SOURCE}} is one choice for the
+	// run: generated when every item asks for it (keySource 'generated', or an empty key), else mapped.
+	if (text.includes('{{KEY_SOURCE}}') && replacements.KEY_SOURCE === undefined) {
+		const items = JSON.parse(String(replacements.ITEMS ?? '[]')) as Array<Record<string, unknown>>;
+		const generated =
+			items.length > 0 &&
+			items.every((item) =>
+				item.keySource !== undefined ? item.keySource === 'generated' : item.key === '',
+			);
+		replacements = { ...replacements, KEY_SOURCE: generated ? 'generated' : 'mapped' };
+	}
 	for (const [name, value] of Object.entries(replacements)) {
 		text = text.split(`{{${name}}}`).join(JSON.stringify(String(value)).slice(1, -1));
 	}

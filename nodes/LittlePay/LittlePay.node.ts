@@ -26,6 +26,35 @@ export class LittlePay implements INodeType {
 			'Collect M-Pesa, Airtel, MTN, Tigo Pesa and card payments, refund them and pay out with Little Pay',
 		defaults: { name: 'Little Pay' },
 		usableAsTool: true,
+		// Credential-equivalent values n8n redacts from every stored and served execution (n8n 2.41);
+		// the next node of the same execution still gets them: the 3-D Secure JWTs, the card token, and
+		// the card pages' HTML, which carries the JWT.
+		sensitiveOutputFields: ['accessToken', 'token', 'html'],
+		// What n8n's AI workflow builder reads to find and wire this node.
+		builderHint: {
+			searchHint:
+				'Little Pay payments in East Africa: collect mobile money (M-Pesa, Airtel, MTN, Tigo Pesa) by PIN prompt or checkout link, 3-D Secure cards, payment status and waiting, refunds, payouts (disbursements) to mobile wallets. Amounts are in the main currency unit (1500 = KES 1,500). Map a key from the data (order or payout ID) so a re-run never pays twice.',
+			relatedNodes: [
+				{
+					nodeType: 'n8n-nodes-littlepay.littlePayTrigger',
+					relationHint: "Starts a workflow from Little Pay's signed payment and refund callbacks",
+				},
+				{
+					nodeType: 'n8n-nodes-base.dataTable',
+					relationHint:
+						'Keeps a row per payment or payout started, to reconcile and to run a step exactly once',
+				},
+				{
+					nodeType: 'n8n-nodes-base.respondToWebhook',
+					relationHint: "Serves the card steps' HTML pages (device check, bank check)",
+				},
+				{
+					nodeType: 'n8n-nodes-base.wait',
+					relationHint:
+						'Not needed to wait for a payment: Wait for Completion holds or pauses the execution itself',
+				},
+			],
+		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		// Resume webhooks for "Pause Until Little Pay Calls Back": nothing is registered anywhere.

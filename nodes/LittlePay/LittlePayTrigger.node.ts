@@ -58,9 +58,26 @@ export class LittlePayTrigger implements INodeType {
 		// call, which needs an expression isolate; from 2 on n8n skips that, so callbacks are answered faster.
 		version: [1, 2],
 		defaultVersion: 2,
-		subtitle: '={{$parameter["events"].join(", ")}}',
+		// Words on the canvas: "Any Event", or the events chosen.
+		subtitle:
+			'={{ $parameter["events"].includes("*") ? "Any Event" : $parameter["events"].join(", ") }}',
 		description: 'Starts the workflow when Little Pay calls back about a payment or a refund',
 		defaults: { name: 'Little Pay Trigger' },
+		builderHint: {
+			searchHint:
+				'Starts a workflow when Little Pay calls back about a payment (completed or failed) or a refund. Verifies the RSA signature. A failed payment may be followed by a completed one for the same reference: ship on payment.completed.',
+			relatedNodes: [
+				{
+					nodeType: 'n8n-nodes-littlepay.littlePay',
+					relationHint: "Creates the payments whose Callback URL is this trigger's Production URL",
+				},
+				{
+					nodeType: 'n8n-nodes-base.dataTable',
+					relationHint:
+						'Flip an order row from PENDING to COMPLETED so fulfilment runs once per payment',
+				},
+			],
+		},
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
@@ -84,7 +101,7 @@ export class LittlePayTrigger implements INodeType {
 			header: 'Make Little Pay call this trigger: pay a payment whose Callback URL is its URL',
 			executionsHelp: {
 				inactive:
-					"<b>To test while you build:</b> click <i>Execute step</i> (n8n then listens for a test event), then create a payment whose <b>Callback URL</b> is this trigger's <b>Test URL</b> (Webhook URLs at the top of the parameters) and pay it. Against the sandbox (<code>npm start</code> or <code>npm run sandbox</code>): put the sandbox's publicKeyPem in Options &gt; Public Key, run a Little Pay node <i>Mobile Money: Collect</i> with that Callback URL and the number 0712345670 (ends in 0: completes; 1: fails), and the signed callback arrives here within seconds. <br /><br /><b>In production:</b> publish the workflow and use the <b>Production URL</b> as the Callback URL; those executions show in the executions list.",
+					"<b>To test while you build:</b> click <i>Execute step</i> (n8n then listens for a test event), then create a payment whose <b>Callback URL</b> is this trigger's <b>Test URL</b> (Webhook URLs at the top of the parameters) and pay it. Against the sandbox (<code>npm start</code> or <code>npm run sandbox</code>): put the sandbox's public key in Options &gt; Public Key (<code>npm start</code> prints where it is: <code>GET /sandbox/merchant</code>, field publicKeyPem; the demo's examples already have it), run a Little Pay node <i>Mobile Money: Collect</i> with that Callback URL and the number 0712345670 (ends in 0: completes; 1: fails), and the signed callback arrives here within seconds. <br /><br /><b>In production:</b> publish the workflow and use the <b>Production URL</b> as the Callback URL; those executions show in the executions list.",
 				active:
 					'<b>This workflow is published:</b> every payment whose Callback URL is this trigger\'s <b>Production URL</b> starts it when Little Pay calls back; those executions show in the <a data-key="executions">executions list</a>. <br /><br /><b>To test here:</b> click <i>Execute step</i> and pay a payment whose Callback URL is the <b>Test URL</b> (sandbox: Mobile Money: Collect with 0712345670).',
 			},

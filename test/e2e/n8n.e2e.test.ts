@@ -11,7 +11,15 @@ import { chromium } from 'playwright-core';
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../testkit/n8n';
-import { loadExample, runViaWebhook, sandboxCredentials, waitFor } from '../../testkit/n8nRuns';
+import {
+	createSandboxIntent,
+	loadExample,
+	runViaWebhook,
+	runWorkflowViaWebhook,
+	sandboxCredentials,
+	waitFor,
+} from '../../testkit/n8nRuns';
+import { littlePayNode } from '../../testkit/workflowParts';
 import { expectExactlyOnce, failAndRetry } from './retryScenario';
 import type { N8nServer } from '../../testkit/n8n';
 
@@ -376,6 +384,74 @@ describe('the package in a real n8n server', () => {
 		}
 		expect(n8n.logs()).not.toContain(cards.frictionless);
 		expect(n8n.logs()).not.toContain(cards.challenge);
+	});
+
+	it("keeps the 3-D Secure JWT out of stored executions with example 2's settings, while the next node still gets it", async () => {
+		// n8n 2.41.1 ships the redaction of a node's sensitiveOutputFields but does not apply it to
+		// stored or served executions (measured here: the JWT is readable over the REST API when the
+		// run's data is saved), so what keeps it out is the card workflow's own setting: save no
+		// execution data, as example 2 does.
+		const { settings } = loadExample('2-card-3ds.json', {}) as {
+			settings: Record<string, unknown>;
+		};
+		const ids = await sandboxCredentials(api, sandbox, 'sensitive');
+		const run = async (workflowSettings: Record<string, unknown>) => {
+			const reference = await createSandboxIntent(sandbox, {
+				amount: 1200,
+				description: 'Sensitive fields',
+				key: `sens${randomUUID().replace(/-/g, '').slice(0, 8)}`,
+			});
+			const token = littlePayNode(
+				{
+					resource: 'card',
+					operation: 'getDeviceDataCollectionToken',
+					reference,
+					cardNumber: '4111111111111111',
+					cvv: '123',
+					expiry: '01/39',
+					cardholderName: 'Amina Otieno',
+				},
+				ids,
+			);
+			const page = littlePayNode(
+				{
+					resource: 'card',
+					operation: 'buildDeviceDataCollectionPage',
+					reference: '={{ $json.reference }}',
+					deviceDataCollectionUrl: '={{ $json.deviceDataCollectionUrl }}',
+					accessToken: '={{ $json.accessToken }}',
+					continueUrl: 'https://shop.example/continue',
+				},
+				ids,
+				[440, 0],
+				'Page',
+			);
+			const { items, workflowId } = await runWorkflowViaWebhook(api, n8n.url, {
+				name: `Sensitive ${reference}`,
+				nodes: [{}, token, page],
+				connections: {
+					Start: { main: [[{ node: 'Little Pay', type: 'main', index: 0 }]] },
+					'Little Pay': { main: [[{ node: 'Page', type: 'main', index: 0 }]] },
+				},
+				settings: workflowSettings,
+			});
+			// The live flow: the page was built with the JWT the first step got.
+			const jwt = /name="JWT" value="([^"]+)"/.exec(String(items[0].html))?.[1] ?? '';
+			expect(jwt.length).toBeGreaterThan(20);
+			await new Promise((resolve) => setTimeout(resolve, 500));
+			const stored = await Promise.all(
+				(await api.executions(workflowId)).map(async (e) =>
+					JSON.stringify(await api.execution(e.id)),
+				),
+			);
+			return { jwt, stored };
+		};
+		// The platform's behaviour, measured: with the run's data saved, the JWT is stored and served.
+		const saved = await run({ executionOrder: 'v1' });
+		expect(saved.stored.some((data) => data.includes(saved.jwt))).toBe(true);
+		// Example 2's settings: nothing of the run is stored.
+		const example = await run(settings);
+		expect(example.stored.filter((data) => data.includes(example.jwt))).toEqual([]);
 	});
 
 	it('fails bad input on the item, naming the field, and sends nothing to the gateway', async () => {

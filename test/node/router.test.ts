@@ -230,7 +230,7 @@ describe('Gateway errors become NodeApiErrors with a hint', () => {
 			message: expect.stringMatching(/^Little Pay: /),
 		});
 		expect(result.error?.description).toBe(
-			'Check the credentials: client ID/secret for intents, the API key for everything else',
+			'Check the credentials: Little Pay refused the API key of the "Little Pay (API Key) API" credential. Open it under Credentials and paste the current key from the Little Pay dashboard: Merchants, Merchant Settings, Security tab (after a rotation only the new key works, and it is shown once).',
 		);
 		const sent = await sb.received();
 		expect(sent).toEqual([
@@ -247,6 +247,9 @@ describe('Gateway errors become NodeApiErrors with a hint', () => {
 		const result = await run('router-payment-intent.json', [item], { credentials: wrong });
 		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '401' });
 		expect(result.error?.description).toContain('Check the credentials');
+		expect(result.error?.description).toContain(
+			'"Little Pay (Client ID and Secret) API" credential',
+		);
 		expect((await ledger()).intents.filter((i) => i.key === item.key)).toEqual([]);
 	});
 

@@ -27,6 +27,8 @@ export interface LittlePayRequest {
 export interface LittlePayResponse {
 	statusCode: number;
 	data: IDataObject;
+	/** The credential the request was sent with, so a refusal can name it. */
+	credential?: LittlePayCredential;
 }
 
 /** No answer came back (connection lost, timeout): the request may or may not have taken effect. */
@@ -57,6 +59,17 @@ export function redactCardNumbers(text: string): string {
 	);
 }
 
+/**
+ * For 401 and 403: which credential Little Pay refused, by the name the editor shows, and where the
+ * values come from, as the credential test says it.
+ */
+function credentialHint(response: LittlePayResponse): string | undefined {
+	if ((response.statusCode !== 401 && response.statusCode !== 403) || !response.credential)
+		return undefined;
+	const help = CREDENTIAL_HELP[response.credential];
+	return `Check the credentials: Little Pay refused the ${help.values} of the "${help.name}" credential. ${help.fix}`;
+}
+
 /** Turns a Little Pay error answer into a NodeApiError with the gateway's message and a hint. */
 export function throwGatewayError(
 	context: IExecuteFunctions,
@@ -75,7 +88,10 @@ export function throwGatewayError(
 		: (response.data as JsonObject);
 	throw new NodeApiError(context.getNode(), body, {
 		message: `Little Pay: ${message}`,
-		description: HINTS[response.statusCode] ?? 'Little Pay answered with an error; try again later',
+		description:
+			credentialHint(response) ??
+			HINTS[response.statusCode] ??
+			'Little Pay answered with an error; try again later',
 		httpCode: String(response.statusCode),
 		itemIndex,
 	});
@@ -116,15 +132,22 @@ interface RunCredential {
 }
 
 /** What each credential is called in the editor, what it is for, and where its values are. */
-const CREDENTIAL_HELP: Record<LittlePayCredential, { name: string; usedFor: string }> = {
+const CREDENTIAL_HELP: Record<
+	LittlePayCredential,
+	{ name: string; usedFor: string; values: string; fix: string }
+> = {
 	littlePayBasicApi: {
 		name: 'Little Pay (Client ID and Secret) API',
 		usedFor:
 			'Creating a payment intent (Payment Intent: Create, Mobile Money: Collect) signs in with it',
+		values: 'Client ID, Client Secret or Token ID',
+		fix: 'Open it under Credentials and copy the three values again from the Little Pay dashboard: Merchants, Merchant Settings, Security tab.',
 	},
 	littlePayApiKeyApi: {
 		name: 'Little Pay (API Key) API',
 		usedFor: 'Every Little Pay operation reads payments with it',
+		values: 'API key',
+		fix: 'Open it under Credentials and paste the current key from the Little Pay dashboard: Merchants, Merchant Settings, Security tab (after a rotation only the new key works, and it is shown once).',
 	},
 };
 
@@ -141,7 +164,7 @@ function requireSelectedCredential(
 	const help = CREDENTIAL_HELP[type];
 	throw new NodeOperationError(context.getNode(), `No ${help.name} credential is selected`, {
 		itemIndex,
-		description: `${help.usedFor}. Open the node and choose one under "Credential to connect with", or create one with the values from the Little Pay dashboard: Merchants, Merchant Settings, Security tab.`,
+		description: `${help.usedFor}. Open the node and choose one under "Credential for ${help.name}", or create one with the values from the Little Pay dashboard: Merchants, Merchant Settings, Security tab.`,
 	});
 }
 
@@ -235,7 +258,7 @@ export async function sendOnce(
 	const data = (
 		typeof body.data === 'object' && body.data !== null ? body.data : body
 	) as IDataObject;
-	return { statusCode: response.statusCode, data };
+	return { statusCode: response.statusCode, data, credential: request.credential };
 }
 
 /** Reads from Little Pay, retrying 429, 5xx and lost answers with backoff (reads are safe to repeat). */

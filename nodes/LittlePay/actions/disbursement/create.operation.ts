@@ -82,6 +82,10 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 	},
 	{
 		...settleTimeoutField,
+		// One payout that never settles holds the whole run until the timeout, with nothing on screen:
+		// a minute shows the settled ones promptly; the rest are for Wait for Settlement later.
+		default: 60,
+		hint: 'Payouts still pending then come out pending with timedOut: true: look them up later with Disbursement: Wait for Settlement (IDs or keys)',
 		displayOptions: { show: { waitForResult: ['untilSettled'] }, hide: { checkOnly: [true] } },
 	},
 	optionsCollection([

@@ -27,11 +27,11 @@ export const currencyField: INodeProperties = {
 	name: 'currency',
 	type: 'options',
 	options: [
-		{ name: 'Ghanaian Cedi (GHS)', value: 'GHS' },
-		{ name: 'Kenyan Shilling (KES)', value: 'KES' },
-		{ name: 'Rwandan Franc (RWF)', value: 'RWF' },
-		{ name: 'Tanzanian Shilling (TZS)', value: 'TZS' },
-		{ name: 'Ugandan Shilling (UGX)', value: 'UGX' },
+		{ name: 'GHS (Ghanaian Cedi)', value: 'GHS' },
+		{ name: 'KES (Kenyan Shilling)', value: 'KES' },
+		{ name: 'RWF (Rwandan Franc)', value: 'RWF' },
+		{ name: 'TZS (Tanzanian Shilling)', value: 'TZS' },
+		{ name: 'UGX (Ugandan Shilling)', value: 'UGX' },
 	],
 	default: 'KES',
 	description: 'Currency of the amount',
@@ -86,10 +86,12 @@ export const keyFields: INodeProperties[] = [
 				name: 'Generate a Key per Execution',
 				value: 'generated',
 				description:
-					'New keys in every execution: retries of a failed execution reuse them, but running the workflow again pays every row again',
+					'Running the workflow again pays every row again; only retries of a failed execution reuse the keys',
 			},
 		],
 		default: 'mapped',
+		// A choice, not a value: an expression here would hide the Key field it decides on.
+		noDataExpression: true,
 		description:
 			'Little Pay keeps one payout per key, so the key is what makes a payout happen once',
 		// As an AI tool each call gets its own key from the call itself (money/guard.ts).

@@ -14,7 +14,6 @@ import {
 	validateCard,
 } from '../nodes/LittlePay/helpers/card';
 import {
-	invalidInput,
 	normalizeMobileNumber,
 	requireText,
 	validateAmount,
@@ -28,6 +27,7 @@ import { loadFixture, runWorkflow } from './engine';
 import type { RunResult, WorkflowJson } from './engine';
 import { note, result, sum } from './lib';
 import { deterministicKey } from '../nodes/LittlePay/money/keys';
+import { invalidInput } from '../nodes/LittlePay/errors';
 
 const RUNS = 1000;
 const FUZZ_CASES = 10000;

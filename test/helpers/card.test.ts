@@ -8,7 +8,7 @@ import {
 	passesLuhn,
 	validateCard,
 } from '../../nodes/LittlePay/helpers/card';
-import { redactCardNumbers } from '../../nodes/LittlePay/transport';
+import { redactCardNumbers } from '../../nodes/LittlePay/errors';
 
 const node = {
 	name: 'Little Pay',

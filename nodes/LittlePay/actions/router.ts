@@ -4,6 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { runGuarded } from '../money/guard';
 import type { Operation } from './common';
 import { findOperation } from './registry';
+import { forEachAtMost } from '../helpers/pool';
 
 /**
  * The parameter that names an item's row for each operation: the Key of what it creates, or the
@@ -47,48 +48,44 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		? Math.min(10, Math.max(1, Math.floor(Number(run.concurrency.call(this)) || 1)))
 		: 1;
 	const output = new Array<INodeExecutionData>(items.length);
-	let next = 0;
 	let failure: unknown;
 	const failed = new Set<INodeExecutionData>();
-	const worker = async () => {
-		// After a failure no new item starts (no payout is sent after the node has failed), but
-		// items already in flight finish, so none is left in an unknown state.
-		while (next < items.length && failure === undefined) {
-			const itemIndex = next++;
-			try {
-				output[itemIndex] = {
-					json: await runGuarded(
-						this,
-						`${resource}:${operation}`,
-						run.meta.moves,
-						itemIndex,
-						async () => run.execute.call(this, itemIndex),
-					),
-					pairedItem: { item: itemIndex },
-				};
-			} catch (error) {
-				if (!this.continueOnFail()) {
-					failure ??= error;
-					return;
-				}
-				const message = error instanceof Error ? error.message : String(error);
-				const description = (error as { description?: unknown }).description;
-				// Messages say "Item 3" (n8n's 0-based index); row is the 1-based line a person counts.
-				output[itemIndex] = {
-					json: {
-						error: message,
-						description: description ?? null,
-						...rowKeyOf(this, run, itemIndex),
-						itemIndex,
-						row: itemIndex + 1,
-					},
-					pairedItem: { item: itemIndex },
-				};
-				failed.add(output[itemIndex]);
+	// After a failure no new item starts (no payout is sent after the node has failed), but items
+	// already in flight finish, so none is left in an unknown state.
+	const runItem = async (_item: INodeExecutionData, itemIndex: number) => {
+		try {
+			output[itemIndex] = {
+				json: await runGuarded(
+					this,
+					`${resource}:${operation}`,
+					run.meta.moves,
+					itemIndex,
+					async () => run.execute.call(this, itemIndex),
+				),
+				pairedItem: { item: itemIndex },
+			};
+		} catch (error) {
+			if (!this.continueOnFail()) {
+				failure ??= error;
+				return;
 			}
+			const message = error instanceof Error ? error.message : String(error);
+			const description = (error as { description?: unknown }).description;
+			// Messages say "Item 3" (n8n's 0-based index); row is the 1-based line a person counts.
+			output[itemIndex] = {
+				json: {
+					error: message,
+					description: description ?? null,
+					...rowKeyOf(this, run, itemIndex),
+					itemIndex,
+					row: itemIndex + 1,
+				},
+				pairedItem: { item: itemIndex },
+			};
+			failed.add(output[itemIndex]);
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+	await forEachAtMost(items, concurrency, runItem, () => failure !== undefined);
 	if (failure !== undefined) throw failure;
 	if (!run.afterItems) return [output];
 	const results = output.map((item) => (failed.has(item) ? undefined : item.json));

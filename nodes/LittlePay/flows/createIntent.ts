@@ -1,18 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import {
-	invalidInput,
-	requireText,
-	validateAmount,
-	validateExpiresIn,
-	validateUrl,
-} from '../helpers/validation';
+import { requireText, validateAmount, validateExpiresIn, validateUrl } from '../helpers/validation';
 import { enforceLimits } from '../money/guard';
 import { credentialData, expectSuccess, paymentStatusPath } from '../transport';
 import { BILLING_OPTION_NAMES } from '../actions/paymentIntent/fields';
 import { resumeUrlOf } from './pause';
 import { createOnce } from '../money/once';
 import { generatedKeyMayExist, keyForItem } from '../money/keys';
+import { invalidInput } from '../errors';
 
 /** Parses the Custom Data (JSON) field into an object. */
 function parseCustomData(

@@ -3,8 +3,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { signatureOptionFields } from '../callbacks/callbackRequest';
 import { paymentState } from '../helpers/paymentState';
-import { invalidInput } from '../helpers/validation';
 import { getPaymentRecord } from '../transport/gateway';
+import { invalidInput } from '../errors';
 
 /** How the node waits for the payer: not at all, holding a long poll, or paused in n8n's database. */
 export function waitForPaymentField(

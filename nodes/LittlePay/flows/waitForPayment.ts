@@ -1,8 +1,17 @@
-import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { paymentState } from '../helpers/paymentState';
-import { expectSuccess, isLost, paymentStatusPath, sendOnce } from '../transport';
+import {
+	expectSuccess,
+	isLost,
+	isRetryable,
+	pauseUnlessCancelled,
+	paymentStatusPath,
+	sendOnce,
+} from '../transport';
+import { cancelledError } from '../errors';
+
+const WAIT_CANCELLED = 'Execution cancelled while waiting for the payment';
 
 /** What ends a long poll besides the payment's final state, and the intent's expiry if the node knows it. */
 export interface WaitUntil {
@@ -37,14 +46,11 @@ export async function waitForFinalStatus(
 	const deadline = Date.now() + timeoutSeconds * 1000;
 	let requests = 0;
 	let record: IDataObject = {};
+	const pause = async (ms: number) =>
+		await pauseUnlessCancelled(context, ms, WAIT_CANCELLED, itemIndex);
 	while (Date.now() < deadline) {
-		if (context.getExecutionCancelSignal()?.aborted) {
-			throw new NodeOperationError(
-				context.getNode(),
-				'Execution cancelled while waiting for the payment',
-				{ itemIndex },
-			);
-		}
+		if (context.getExecutionCancelSignal()?.aborted)
+			throw cancelledError(context, WAIT_CANCELLED, itemIndex);
 		const started = Date.now();
 		requests++;
 		const answer = await sendOnce(context, {
@@ -55,14 +61,10 @@ export async function waitForFinalStatus(
 			timeoutMs: Math.max(1000, deadline - Date.now()),
 			itemIndex,
 		});
-		if (isLost(answer)) {
+		if (isLost(answer) || isRetryable(answer)) {
 			// Our own request timeout at the deadline is the timeout the user asked for, not an error.
-			if (Date.now() >= deadline - 50) break;
-			await sleep(1000);
-			continue;
-		}
-		if (answer.statusCode === 429 || answer.statusCode >= 500) {
-			await sleep(1000);
+			if (isLost(answer) && Date.now() >= deadline - 50) break;
+			await pause(1000);
 			continue;
 		}
 		record = expectSuccess(context, answer, itemIndex);
@@ -71,7 +73,7 @@ export async function waitForFinalStatus(
 			(until.failedAttemptEnds === true && record.status === 'FAILED');
 		if (ended) return { ...record, timedOut: false, requests };
 		if (Date.now() - started < 1000)
-			await sleep(Math.min(1000, Math.max(0, deadline - Date.now())));
+			await pause(Math.min(1000, Math.max(0, deadline - Date.now())));
 	}
 	return { ...record, timedOut: true, requests };
 }

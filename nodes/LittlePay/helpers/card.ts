@@ -1,6 +1,5 @@
 import type { INode } from 'n8n-workflow';
-
-import { invalidInput } from './validation';
+import { invalidInput } from '../errors';
 
 /** Card details as Little Pay's token endpoint takes them. */
 export interface CardDetails {

@@ -1,5 +1,6 @@
-import { NodeOperationError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
+
+import { invalidInput } from '../errors';
 
 /** The billing address fields Little Pay takes in an intent's payload and sends back in its callbacks. */
 export const BILLING_ADDRESS_FIELDS = [
@@ -54,20 +55,6 @@ export const COUNTRY_CALLING_CODES: Record<string, string> = {
 	GH: '233',
 	RW: '250',
 };
-
-/** Raises the item error every validator uses: names the item and the field, says how to fix it. */
-export function invalidInput(
-	node: INode,
-	itemIndex: number,
-	field: string,
-	problem: string,
-	fix: string,
-): never {
-	throw new NodeOperationError(node, `Item ${itemIndex}: ${field} ${problem}`, {
-		itemIndex,
-		description: fix,
-	});
-}
 
 /** The longest expiry the node sends: 30 days, in minutes (the sandbox refuses longer ones too). */
 export const MAX_EXPIRES_IN_MINUTES = 43200;

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { invalidInput, validateKey } from '../helpers/validation';
+import { validateKey } from '../helpers/validation';
 import { isDirectToolCall, isToolCall, toolCallKey } from './memory';
+import { invalidInput } from '../errors';
 
 /**
  * A key that is the same every time n8n re-runs this item of this node run (same run token), so a

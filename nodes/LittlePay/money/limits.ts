@@ -1,6 +1,8 @@
 import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 
+import { itemError } from '../errors';
+
 import { credentialData } from '../transport';
 
 /** What a money-moving operation does with money: charges a payer, pays out, or refunds. */
@@ -180,13 +182,6 @@ export const spendingLimitsProperty: INodeProperties = {
 	],
 };
 
-function configError(node: INode, itemIndex: number, message: string, fix: string): never {
-	throw new NodeOperationError(node, `Item ${itemIndex}: ${message}`, {
-		itemIndex,
-		description: fix,
-	});
-}
-
 /**
  * Whether a stored parameter value is an n8n expression. n8n stores those as text starting with "=",
  * and its Workflow constructor drops that "=" from fields marked noDataExpression, except from a lone
@@ -213,7 +208,7 @@ function limitNumber(
 	if (value === undefined || value === null || value === '') return undefined;
 	const number = typeof value === 'string' ? Number(value) : value;
 	if (typeof number !== 'number' || !Number.isFinite(number) || number < 0) {
-		configError(
+		itemError(
 			node,
 			itemIndex,
 			`${label} in ${where} must be a number of 0 or more (got ${JSON.stringify(value)})`,
@@ -234,7 +229,7 @@ function recipientPatterns(
 	if (entries.length === 0) return undefined;
 	return entries.map((entry) => {
 		if (!/^\+?[\d\s().*-]+$/.test(entry) || entry.replace(/[^\d]/g, '') === '') {
-			configError(
+			itemError(
 				node,
 				itemIndex,
 				`Allowed Recipients in ${where} has an entry that is not a number or pattern (${JSON.stringify(entry)})`,
@@ -243,7 +238,7 @@ function recipientPatterns(
 		}
 		const pattern = entry.replace(/[^\d*]/g, '');
 		if (pattern.startsWith('0')) {
-			configError(
+			itemError(
 				node,
 				itemIndex,
 				`Allowed Recipients in ${where} has a number without its country code (${JSON.stringify(entry)})`,
@@ -276,12 +271,12 @@ export function nodeLimits(
 	const fix =
 		'Spending limits must be fixed values: switch the field from Expression to Fixed and type the limit';
 	if (isExpression(raw))
-		configError(node, itemIndex, 'Spending Limits is an expression, which a limit may not be', fix);
+		itemError(node, itemIndex, 'Spending Limits is an expression, which a limit may not be', fix);
 	const limits = (typeof raw === 'object' && raw !== null ? raw : {}) as IDataObject;
 	for (const [name, value] of Object.entries(limits)) {
 		const values = Array.isArray(value) ? value : [value];
 		if (values.some(isExpression)) {
-			configError(
+			itemError(
 				node,
 				itemIndex,
 				`${NODE_LIMIT_FIELDS[name] ?? name} in Spending Limits is an expression, which a limit may not be`,

@@ -1,18 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	expectSuccess,
-	isLost,
-	paymentStatusPath,
-	readLittlePay,
-	sendOnce,
-	throwUnknownOutcome,
-} from '../transport';
+import { expectSuccess, isLost, paymentStatusPath, readLittlePay, sendOnce } from '../transport';
 import type { LittlePayRequest, LittlePayResponse, LostAnswer } from '../transport';
 import { runIndexOf, runToken } from './keys';
-import { invalidInput } from '../helpers/validation';
 import { isToolCall, toolCallRecordId } from './memory';
+import { throwUnknownOutcome, invalidInput } from '../errors';
 
 function comparable(value: unknown): string | number {
 	if (typeof value === 'number') return value;

@@ -1,12 +1,13 @@
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type {
 	ICredentialsDecrypted,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
-	JsonObject,
 } from 'n8n-workflow';
+
+import { cancelledError, CREDENTIAL_HELP, throwGatewayError } from '../errors';
 
 export type LittlePayCredential = 'littlePayBasicApi' | 'littlePayApiKeyApi';
 
@@ -42,61 +43,6 @@ export function isLost(result: LittlePayResponse | LostAnswer): result is LostAn
 	return 'lost' in result;
 }
 
-const HINTS: Record<number, string> = {
-	400: 'Little Pay rejected the request body; check the fields named in the message',
-	401: 'Check the credentials: client ID/secret for intents, the API key for everything else',
-	404: 'No payment or disbursement with this reference or key exists for this merchant',
-	409: 'This key was already used; use a new key or look up the existing one',
-	422: 'Little Pay refused the request by its rules (expired intent, limits, refund above the paid amount, ...)',
-	429: 'Little Pay is rate limiting; wait and try again',
-};
-
-/** Masks any run of 12-19 digits (a card number, possibly spaced) down to its last four. */
-export function redactCardNumbers(text: string): string {
-	return text.replace(
-		/\d(?:[ -]?\d){11,18}/g,
-		(match) => `**** ${match.replace(/\D/g, '').slice(-4)}`,
-	);
-}
-
-/**
- * For 401 and 403: which credential Little Pay refused, by the name the editor shows, and where the
- * values come from, as the credential test says it.
- */
-function credentialHint(response: LittlePayResponse): string | undefined {
-	if ((response.statusCode !== 401 && response.statusCode !== 403) || !response.credential)
-		return undefined;
-	const help = CREDENTIAL_HELP[response.credential];
-	return `Check the credentials: Little Pay refused the ${help.values} of the "${help.name}" credential. ${help.fix}`;
-}
-
-/** Turns a Little Pay error answer into a NodeApiError with the gateway's message and a hint. */
-export function throwGatewayError(
-	context: IExecuteFunctions,
-	response: LittlePayResponse,
-	itemIndex: number,
-	cardData = false,
-): never {
-	const raw =
-		typeof response.data.message === 'string'
-			? response.data.message
-			: `HTTP ${response.statusCode}`;
-	// After a card request only the redacted message and code leave the node, never the raw answer.
-	const message = cardData ? redactCardNumbers(raw) : raw;
-	const body = cardData
-		? ({ message, code: response.data.code ?? null } as JsonObject)
-		: (response.data as JsonObject);
-	throw new NodeApiError(context.getNode(), body, {
-		message: `Little Pay: ${message}`,
-		description:
-			credentialHint(response) ??
-			HINTS[response.statusCode] ??
-			'Little Pay answered with an error; try again later',
-		httpCode: String(response.statusCode),
-		itemIndex,
-	});
-}
-
 /**
  * A cache that lives for one node run (keyed on its execute context): each name is loaded once and
  * shared by the run's items; a failed load is forgotten, so the next item reports its own error.
@@ -130,26 +76,6 @@ interface RunCredential {
 	baseUrl: string;
 	disbursementBaseUrl: string;
 }
-
-/** What each credential is called in the editor, what it is for, and where its values are. */
-const CREDENTIAL_HELP: Record<
-	LittlePayCredential,
-	{ name: string; usedFor: string; values: string; fix: string }
-> = {
-	littlePayBasicApi: {
-		name: 'Little Pay (Client ID and Secret) API',
-		usedFor:
-			'Creating a payment intent (Payment Intent: Create, Mobile Money: Collect) signs in with it',
-		values: 'Client ID, Client Secret or Token ID',
-		fix: 'Open it under Credentials and copy the three values again from the Little Pay dashboard: Merchants, Merchant Settings, Security tab.',
-	},
-	littlePayApiKeyApi: {
-		name: 'Little Pay (API Key) API',
-		usedFor: 'Every Little Pay operation reads payments with it',
-		values: 'API key',
-		fix: 'Open it under Credentials and paste the current key from the Little Pay dashboard: Merchants, Merchant Settings, Security tab (after a rotation only the new key works, and it is shown once).',
-	},
-};
 
 /**
  * Fails with the credential's editor name when the node has none selected: n8n's own error names
@@ -261,6 +187,41 @@ export async function sendOnce(
 	return { statusCode: response.statusCode, data, credential: request.credential };
 }
 
+/** Whether a read is worth asking again: no answer, rate limited, or a server error. */
+export function isRetryable(result: LittlePayResponse | LostAnswer): boolean {
+	return isLost(result) || result.statusCode === 429 || result.statusCode >= 500;
+}
+
+/**
+ * Sleeps, but returns at once when the execution is cancelled (then throws `message`). n8n 2.x's sleep
+ * takes the signal itself; racing the signal as well keeps the wait cancellable on n8n 1.x. The one
+ * pause of every retry and wait: reads, the long poll and the payout settlement loop.
+ */
+export async function pauseUnlessCancelled(
+	context: IExecuteFunctions,
+	ms: number,
+	message = 'Execution cancelled',
+	itemIndex?: number,
+): Promise<void> {
+	const signal = context.getExecutionCancelSignal();
+	if (!signal) {
+		await sleep(ms);
+		return;
+	}
+	if (signal.aborted) throw cancelledError(context, message, itemIndex);
+	let onAbort = () => {};
+	const aborted = new Promise<void>((resolve) => {
+		onAbort = resolve;
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		await Promise.race([sleep(ms, signal).catch(() => undefined), aborted]);
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+	if (signal.aborted) throw cancelledError(context, message, itemIndex);
+}
+
 /** Reads from Little Pay, retrying 429, 5xx and lost answers with backoff (reads are safe to repeat). */
 export async function readLittlePay(
 	context: IExecuteFunctions,
@@ -269,27 +230,19 @@ export async function readLittlePay(
 ): Promise<LittlePayResponse> {
 	for (let attempt = 1; ; attempt++) {
 		const result = await sendOnce(context, request);
-		if (isLost(result)) {
-			if (attempt >= attempts) {
-				throw new NodeOperationError(
-					context.getNode(),
-					`Item ${request.itemIndex}: Little Pay did not answer (${result.reason})`,
-					{
-						itemIndex: request.itemIndex,
-						description:
-							'Check the Base URL in the credentials and that Little Pay is reachable, then try again',
-					},
-				);
-			}
-		} else if (!(result.statusCode === 429 || result.statusCode >= 500) || attempt >= attempts) {
-			return result;
+		if (!isRetryable(result) || attempt >= attempts) {
+			if (!isLost(result)) return result;
+			throw new NodeOperationError(
+				context.getNode(),
+				`Item ${request.itemIndex}: Little Pay did not answer (${result.reason})`,
+				{
+					itemIndex: request.itemIndex,
+					description:
+						'Check the Base URL in the credentials and that Little Pay is reachable, then try again',
+				},
+			);
 		}
-		if (context.getExecutionCancelSignal()?.aborted) {
-			throw new NodeOperationError(context.getNode(), 'Execution cancelled', {
-				itemIndex: request.itemIndex,
-			});
-		}
-		await sleep(250 * 2 ** (attempt - 1));
+		await pauseUnlessCancelled(context, 250 * 2 ** (attempt - 1), undefined, request.itemIndex);
 	}
 }
 
@@ -303,19 +256,4 @@ export function expectSuccess(
 	if (response.statusCode < 200 || response.statusCode >= 300)
 		throwGatewayError(context, response, itemIndex, cardData);
 	return response.data;
-}
-
-/** Raises the error for a request whose outcome is unknown, saying what to check before retrying. */
-export function throwUnknownOutcome(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	what: string,
-	detail: string,
-	check: string,
-): never {
-	throw new NodeOperationError(
-		context.getNode(),
-		`Item ${itemIndex}: the outcome of the ${what} is unknown (${detail})`,
-		{ itemIndex, description: check },
-	);
 }

@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { cardBrand, maskCardNumber, validateCard } from '../../helpers/card';
 import { requireText } from '../../helpers/validation';
-import { expectSuccess, isLost, sendOnce, throwUnknownOutcome } from '../../transport';
+import { expectSuccess, isLost, sendOnce } from '../../transport';
 import { showFor } from '../common';
 import type { OperationMeta } from '../common';
 import { intentReferenceField } from './fields';
+import { throwUnknownOutcome } from '../../errors';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {

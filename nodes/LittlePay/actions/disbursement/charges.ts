@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { invalidInput } from '../../helpers/validation';
 import { expectSuccess, perRunCache, readLittlePay } from '../../transport';
+import { invalidInput } from '../../errors';
 
 /** A network's payout limits and the fee for one amount. */
 export interface NetworkQuote {

@@ -6,7 +6,6 @@ import type {
 } from 'n8n-workflow';
 
 import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
-import { invalidInput } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
 import { expectSuccess } from '../../transport';
 import { concurrencyOption, optionsCollection, showFor } from '../common';
@@ -23,6 +22,7 @@ import { checkPayoutRow, previewSummary } from './preview';
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
 import { createOnce } from '../../money/once';
 import { generatedKeyMayExist, keyIsGenerated, payoutKey } from '../../money/keys';
+import { invalidInput } from '../../errors';
 
 /** How many payouts a waiting run looks up at once: reads, safe to overlap, bounded for the gateway. */
 export const LOOKUPS_AT_ONCE = 10;

@@ -1,9 +1,9 @@
-import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { isUnsettled, updatePayoutItem } from '../../helpers/payoutOutcome';
-import { invalidInput } from '../../helpers/validation';
-import { expectSuccess, readLittlePay } from '../../transport';
+import { expectSuccess, pauseUnlessCancelled, readLittlePay } from '../../transport';
+import { forEachAtMost } from '../../helpers/pool';
+import { invalidInput, cancelledError } from '../../errors';
 
 /** The first lookup comes 2 s after the wait starts; each pause then doubles, up to 60 s. */
 export const FIRST_LOOKUP_DELAY_MS = 2000;
@@ -37,6 +37,8 @@ export function readSettleTimeout(context: IExecuteFunctions, itemIndex: number)
 	return seconds;
 }
 
+const WAIT_CANCELLED = 'Execution cancelled while waiting for payouts';
+
 /** Reads one payout's status record by its ID or key (a read: retried on 429, 5xx and lost answers). */
 export async function lookupPayout(
 	context: IExecuteFunctions,
@@ -51,47 +53,6 @@ export async function lookupPayout(
 		itemIndex,
 	});
 	return expectSuccess(context, response, itemIndex);
-}
-
-function cancelled(context: IExecuteFunctions): NodeOperationError {
-	return new NodeOperationError(context.getNode(), 'Execution cancelled while waiting for payouts');
-}
-
-/**
- * Sleeps, but returns at once when the execution is cancelled (then throws). n8n 2.x's sleep takes
- * the signal itself; racing the signal as well keeps the wait cancellable on n8n 1.x.
- */
-async function pauseUnlessCancelled(context: IExecuteFunctions, ms: number): Promise<void> {
-	const signal = context.getExecutionCancelSignal();
-	if (!signal) {
-		await sleep(ms);
-		return;
-	}
-	if (signal.aborted) throw cancelled(context);
-	let onAbort = () => {};
-	const aborted = new Promise<void>((resolve) => {
-		onAbort = resolve;
-		signal.addEventListener('abort', onAbort, { once: true });
-	});
-	try {
-		await Promise.race([sleep(ms, signal).catch(() => undefined), aborted]);
-	} finally {
-		signal.removeEventListener('abort', onAbort);
-	}
-	if (signal.aborted) throw cancelled(context);
-}
-
-/** Runs task over every entry with at most `limit` in flight. */
-async function forEachAtMost<T>(
-	entries: T[],
-	limit: number,
-	task: (entry: T) => Promise<void>,
-): Promise<void> {
-	let next = 0;
-	const worker = async () => {
-		while (next < entries.length) await task(entries[next++]);
-	};
-	await Promise.all(Array.from({ length: Math.min(limit, entries.length) }, worker));
 }
 
 /** A payout a run waits for: its item, and its output item, which the wait updates in place. */
@@ -120,7 +81,7 @@ export async function waitForSettlement(
 	while (waiting.length > 0) {
 		const remaining = deadline - Date.now();
 		if (remaining <= 0) break;
-		await pauseUnlessCancelled(context, Math.min(delay, remaining));
+		await pauseUnlessCancelled(context, Math.min(delay, remaining), WAIT_CANCELLED);
 		delay = Math.min(delay * 2, MAX_LOOKUP_DELAY_MS);
 		await forEachAtMost(waiting, concurrency, async (payout) => {
 			const idOrKey = String(payout.result.id ?? payout.result.key);
@@ -128,10 +89,11 @@ export async function waitForSettlement(
 				updatePayoutItem(payout.result, await lookupPayout(context, payout.itemIndex, idOrKey));
 			} catch {
 				// No answer or an error answer: still unknown, asked again next round.
-				if (context.getExecutionCancelSignal()?.aborted) throw cancelled(context);
+				if (context.getExecutionCancelSignal()?.aborted)
+					throw cancelledError(context, WAIT_CANCELLED);
 			}
 		});
-		if (context.getExecutionCancelSignal()?.aborted) throw cancelled(context);
+		if (context.getExecutionCancelSignal()?.aborted) throw cancelledError(context, WAIT_CANCELLED);
 		waiting = waiting.filter((p) => isUnsettled(p.result.outcome));
 	}
 	for (const payout of payouts) {

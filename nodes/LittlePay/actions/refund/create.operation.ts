@@ -1,12 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidInput, requireText, validateAmount, validateUrl } from '../../helpers/validation';
+import { requireText, validateAmount, validateUrl } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
 import { optionsCollection, showFor } from '../common';
 import type { OperationMeta } from '../common';
 import { paymentIdField } from '../payment/fields';
 import { getPaymentRecord } from '../../transport/gateway';
 import { earlierRefund, sendRefundOnce } from '../../money/once';
+import { invalidInput } from '../../errors';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {

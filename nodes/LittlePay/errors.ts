@@ -1,0 +1,122 @@
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
+
+import type { LittlePayCredential, LittlePayResponse } from './transport';
+
+// Every error the node raises is made here: bad input (an item, before anything is sent), a gateway
+// refusal, an outcome that is unknown, a cancelled run. Messages name the item; descriptions say how
+// to fix it; card numbers never leave in either.
+
+/** The error for a bad item, raised before anything is sent: it names the item and says how to fix it. */
+export function itemError(node: INode, itemIndex: number, message: string, fix: string): never {
+	throw new NodeOperationError(node, `Item ${itemIndex}: ${message}`, {
+		itemIndex,
+		description: fix,
+	});
+}
+
+/** Raises the item error every validator uses: names the item and the field, says how to fix it. */
+export function invalidInput(
+	node: INode,
+	itemIndex: number,
+	field: string,
+	problem: string,
+	fix: string,
+): never {
+	itemError(node, itemIndex, `${field} ${problem}`, fix);
+}
+
+const HINTS: Record<number, string> = {
+	400: 'Little Pay rejected the request body; check the fields named in the message',
+	401: 'Check the credentials: client ID/secret for intents, the API key for everything else',
+	404: 'No payment or disbursement with this reference or key exists for this merchant',
+	409: 'This key was already used; use a new key or look up the existing one',
+	422: 'Little Pay refused the request by its rules (expired intent, limits, refund above the paid amount, ...)',
+	429: 'Little Pay is rate limiting; wait and try again',
+};
+
+/** Masks any run of 12-19 digits (a card number, possibly spaced) down to its last four. */
+export function redactCardNumbers(text: string): string {
+	return text.replace(
+		/\d(?:[ -]?\d){11,18}/g,
+		(match) => `**** ${match.replace(/\D/g, '').slice(-4)}`,
+	);
+}
+
+/**
+ * For 401 and 403: which credential Little Pay refused, by the name the editor shows, and where the
+ * values come from, as the credential test says it.
+ */
+function credentialHint(response: LittlePayResponse): string | undefined {
+	if ((response.statusCode !== 401 && response.statusCode !== 403) || !response.credential)
+		return undefined;
+	const help = CREDENTIAL_HELP[response.credential];
+	return `Check the credentials: Little Pay refused the ${help.values} of the "${help.name}" credential. ${help.fix}`;
+}
+
+/** Turns a Little Pay error answer into a NodeApiError with the gateway's message and a hint. */
+export function throwGatewayError(
+	context: IExecuteFunctions,
+	response: LittlePayResponse,
+	itemIndex: number,
+	cardData = false,
+): never {
+	const raw =
+		typeof response.data.message === 'string'
+			? response.data.message
+			: `HTTP ${response.statusCode}`;
+	// After a card request only the redacted message and code leave the node, never the raw answer.
+	const message = cardData ? redactCardNumbers(raw) : raw;
+	const body = cardData
+		? ({ message, code: response.data.code ?? null } as JsonObject)
+		: (response.data as JsonObject);
+	throw new NodeApiError(context.getNode(), body, {
+		message: `Little Pay: ${message}`,
+		description:
+			credentialHint(response) ??
+			HINTS[response.statusCode] ??
+			'Little Pay answered with an error; try again later',
+		httpCode: String(response.statusCode),
+		itemIndex,
+	});
+}
+
+/** What each credential is called in the editor, what it is for, and where its values are. */
+export const CREDENTIAL_HELP: Record<
+	LittlePayCredential,
+	{ name: string; usedFor: string; values: string; fix: string }
+> = {
+	littlePayBasicApi: {
+		name: 'Little Pay (Client ID and Secret) API',
+		usedFor:
+			'Creating a payment intent (Payment Intent: Create, Mobile Money: Collect) signs in with it',
+		values: 'Client ID, Client Secret or Token ID',
+		fix: 'Open it under Credentials and copy the three values again from the Little Pay dashboard: Merchants, Merchant Settings, Security tab.',
+	},
+	littlePayApiKeyApi: {
+		name: 'Little Pay (API Key) API',
+		usedFor: 'Every Little Pay operation reads payments with it',
+		values: 'API key',
+		fix: 'Open it under Credentials and paste the current key from the Little Pay dashboard: Merchants, Merchant Settings, Security tab (after a rotation only the new key works, and it is shown once).',
+	},
+};
+
+/** The error that ends a node run the user cancelled, saying what it was doing. */
+export function cancelledError(context: IExecuteFunctions, message: string, itemIndex?: number) {
+	return new NodeOperationError(context.getNode(), message, { itemIndex });
+}
+
+/** Raises the error for a request whose outcome is unknown, saying what to check before retrying. */
+export function throwUnknownOutcome(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	what: string,
+	detail: string,
+	check: string,
+): never {
+	throw new NodeOperationError(
+		context.getNode(),
+		`Item ${itemIndex}: the outcome of the ${what} is unknown (${detail})`,
+		{ itemIndex, description: check },
+	);
+}

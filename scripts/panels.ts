@@ -56,12 +56,14 @@ function panel(properties: INodeProperties[], fixed: Values): unknown[] {
 	return fields;
 }
 
+/** The canvas subtitle for a resource and operation, the node's expression evaluated with defaults. */
 function subtitleOf(subtitle: string | undefined, resource: string, operation: string): string {
-	const map = /\{\{ (\{.*\})\[/.exec(subtitle ?? '')?.[1];
-	const words = map
-		? (JSON.parse(map) as Record<string, string>)[`${resource}:${operation}`]
-		: undefined;
-	return words ?? '(none)';
+	const expression = (subtitle ?? '').replace(/^=\{\{/, '').replace(/\}\}$/, '');
+	const evaluate = new Function('$parameter', `return (${expression});`) as (
+		p: Record<string, unknown>,
+	) => unknown;
+	const words = evaluate({ resource, operation });
+	return typeof words === 'string' ? words : '(none)';
 }
 
 function credentialsOf(credentials: INodeCredentialDescription[], values: Values): string[] {

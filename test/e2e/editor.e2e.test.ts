@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 
+import { OPERATIONS } from '../../nodes/LittlePay/actions/registry';
 import { N8nApi, OWNER, REPO_ROOT, startN8n } from '../../testkit/n8n';
 import type { N8nServer } from '../../testkit/n8n';
 
@@ -161,6 +162,14 @@ describe("a merchant's first hour in the n8n editor", () => {
 			credentials: { littlePayApiKeyApi: { id: apiKeyId, name: 'Little Pay (API key)' } },
 		});
 		nodes.push({
+			name: 'Dry run',
+			type: 'n8n-nodes-littlepay.littlePay',
+			typeVersion: 1,
+			position: [1040, 220],
+			parameters: { resource: 'disbursement', operation: 'create', checkOnly: true },
+			credentials: { littlePayApiKeyApi: { id: apiKeyId, name: 'Little Pay (API key)' } },
+		});
+		nodes.push({
 			name: 'Little Pay Trigger',
 			type: 'n8n-nodes-littlepay.littlePayTrigger',
 			typeVersion: 2,
@@ -192,7 +201,7 @@ describe("a merchant's first hour in the n8n editor", () => {
 		await n8n?.stop();
 	});
 
-	it.each(['mpesa', 'payout', 'mobile money'])(
+	it.each(['mpesa', 'payout', 'pay out', 'mobile money'])(
 		'finds Little Pay in the node creator by "%s"',
 		async (words) => {
 			await page.goto(`${n8n.url}/workflow/new`);
@@ -309,6 +318,59 @@ describe("a merchant's first hour in the n8n editor", () => {
 		expect(collect).toMatch(/After the PIN prompt is sent the execution pauses/);
 		expect(collect).not.toMatch(/\$execution\.resumeUrl/);
 		await page.screenshot({ path: join(SHOTS, 'mobileMoney-collect-pause.png') });
+		await closePanel();
+	});
+
+	it('every node says in words on the canvas what it does, without being cut off: each operation, a dry run and the trigger', async () => {
+		await page.goto(`${n8n.url}/workflow/${workflowId}`);
+		await page.waitForSelector('[data-test-id="canvas-node"]');
+		await page.waitForTimeout(1000);
+		/** The subtitle under a node on the canvas (else every text under it), and whether it is cut off. */
+		const subtitleOf = async (name: string, subtitle: string) =>
+			await page
+				.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`)
+				.locator('xpath=..')
+				.evaluate((wrapper, wanted) => {
+					const leaves = [...wrapper.querySelectorAll('*')].filter(
+						(e) => e.children.length === 0 && (e.textContent ?? '').trim() !== '',
+					) as HTMLElement[];
+					const line = leaves.find((e) => (e.textContent ?? '').trim() === wanted);
+					if (!line)
+						return { text: leaves.map((e) => e.textContent?.trim()).join(' | '), cut: false };
+					const box = (line.closest('[class*="subtitle"]') as HTMLElement | null) ?? line;
+					return { text: wanted, cut: box.scrollWidth > box.clientWidth + 1 };
+				}, subtitle);
+		const expected = [
+			...PANELS.map((panel) => [
+				nodeName(panel),
+				OPERATIONS.find((o) => o.id === `${panel.resource}:${panel.operation}`)!.run.meta.subtitle,
+			]),
+			['Little Pay Trigger', 'Any Event'],
+			['Dry run', 'Check Only · Disbursement'],
+		];
+		const seen = [];
+		for (const [name, subtitle] of expected)
+			seen.push({ name, ...(await subtitleOf(name, subtitle)) });
+		expect(seen).toEqual(expected.map(([name, text]) => ({ name, text, cut: false })));
+		await page.screenshot({ path: join(SHOTS, 'canvas-subtitles.png') });
+	});
+
+	it('Payout Key is a choice, not a value: it offers no expression, and its warning is the first words of the option', async () => {
+		await openPanel('disbursement create');
+		const keySource = page
+			.locator('[data-test-id="ndv"] [data-test-id="parameter-item"]')
+			.filter({ visible: true })
+			.filter({ has: page.locator('[data-test-id="input-label"]', { hasText: 'Payout Key' }) })
+			.first();
+		await keySource.hover();
+		expect(await keySource.innerText()).not.toMatch(/Expression/);
+		await keySource.locator('input').first().click();
+		await page.waitForTimeout(300);
+		const option = page.getByText('Generate a Key per Execution').last();
+		expect(await option.locator('xpath=..').innerText()).toMatch(
+			/Generate a Key per Execution\s+Running the workflow again pays every row again/,
+		);
+		await page.keyboard.press('Escape');
 		await closePanel();
 	});
 

@@ -15,10 +15,15 @@ import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 
 const description = new LittlePay().description;
 
-/** The canvas subtitle n8n shows for an operation: the expression's map, looked up. */
-function canvasSubtitle(o: RegisteredOperation): string | undefined {
-	const map = /\{\{ (\{.*\})\[/.exec(String(description.subtitle))?.[1];
-	return (JSON.parse(map ?? '{}') as Record<string, string>)[o.id];
+/** The canvas subtitle n8n shows for an operation: the node's subtitle expression, evaluated. */
+function canvasSubtitle(o: RegisteredOperation, parameters: Record<string, unknown> = {}): unknown {
+	const expression = String(description.subtitle)
+		.replace(/^=\{\{/, '')
+		.replace(/\}\}$/, '');
+	const evaluate = new Function('$parameter', `return (${expression});`) as (
+		p: Record<string, unknown>,
+	) => unknown;
+	return evaluate({ resource: o.resource, operation: o.operation, ...parameters });
 }
 
 /** The properties shown for an operation (top-level show rules on resource, operation and @tool). */
@@ -54,6 +59,8 @@ describe('the operation registry', () => {
 	it.each(OPERATIONS.map((o) => [o.id, o]))('%s has a canvas subtitle in words', (_id, o) => {
 		expect(canvasSubtitle(o)).toBe(o.run.meta.subtitle);
 		expect(o.run.meta.subtitle).toMatch(/ · /);
+		// n8n 2.41's canvas cuts a subtitle after about 29 characters (the editor suite measures it).
+		expect(o.run.meta.subtitle.length).toBeLessThanOrEqual(29);
 	});
 
 	it.each(OPERATIONS.map((o) => [o.id, o]))(
@@ -121,7 +128,13 @@ describe('Disbursement: Wait for Settlement, once missing from two tables', () =
 
 	it('has its canvas subtitle', () => {
 		const wait = OPERATIONS.find((o) => o.id === 'disbursement:waitForSettlement')!;
-		expect(canvasSubtitle(wait)).toBe('Wait for Settlement · Disbursement');
+		expect(canvasSubtitle(wait)).toBe('Wait to Settle · Disbursement');
+	});
+
+	it('a dry run of Pay Out says Check Only on the canvas', () => {
+		const payOut = OPERATIONS.find((o) => o.id === 'disbursement:create')!;
+		expect(canvasSubtitle(payOut, { checkOnly: true })).toBe('Check Only · Disbursement');
+		expect(canvasSubtitle(payOut, { checkOnly: false })).toBe('Pay Out · Disbursement');
 	});
 
 	it('names its Continue On Fail error rows by the payout id they looked up', async () => {

@@ -15,8 +15,10 @@ export interface RowKey {
 
 /** What the node's tables need to know of an operation, beside its parameters. */
 export interface OperationMeta {
-	/** The canvas subtitle, in words ("Collect · Mobile Money"). */
+	/** The canvas subtitle, in words ("Collect · Mobile Money"), short enough not to be cut (29 characters at most). */
 	subtitle: string;
+	/** Another subtitle while a parameter has a value (a dry run says "Check Only"). */
+	subtitleWhen?: { parameter: string; value: boolean | string; subtitle: string };
 	/** The parameter that names an item's row on a Continue On Fail error item. */
 	rowKey?: RowKey;
 	/** The money it moves: absent for reads and pages. */

@@ -68,10 +68,17 @@ export function showForOperations(operations: RegisteredOperation[]): {
 /** The operations that move money. */
 export const MONEY_OPERATIONS = OPERATIONS.filter((o) => o.run.meta.moves !== undefined);
 
+const OPERATION_ID = '$parameter["resource"] + ":" + $parameter["operation"]';
+
 /** What the canvas shows under each node: words ("Collect · Mobile Money"), from each operation. */
-export const subtitle = `={{ ${JSON.stringify(
+export const subtitle = `={{ ${OPERATIONS.flatMap(({ id, run }) => {
+	const when = run.meta.subtitleWhen;
+	if (!when) return [];
+	const test = `${OPERATION_ID} === ${JSON.stringify(id)} && $parameter[${JSON.stringify(when.parameter)}] === ${JSON.stringify(when.value)}`;
+	return [`(${test}) ? ${JSON.stringify(when.subtitle)} : `];
+}).join('')}${JSON.stringify(
 	Object.fromEntries(OPERATIONS.map((o) => [o.id, o.run.meta.subtitle])),
-)}[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
+)}[${OPERATION_ID}] }}`;
 
 /** The credentials: the API key for every operation, the Client ID and Secret where an intent is created. */
 export const credentials: INodeCredentialDescription[] = [

@@ -13,9 +13,9 @@ export const operations = { create, get, getCharges, quoteFee, waitForSettlement
 export const header: INodeProperties[] = [
 	operationSelector('disbursement', [
 		{
-			name: 'Create',
+			name: 'Pay Out',
 			value: 'create',
-			action: 'Create a disbursement',
+			action: 'Pay out to a mobile money wallet',
 			description: 'Pay out to a mobile money wallet, check a run first, or wait until it settles',
 		},
 		{

@@ -30,6 +30,8 @@ export const LOOKUPS_AT_ONCE = 10;
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
 	subtitle: 'Pay Out · Disbursement',
+	// A dry run moves no money: its canvas says so.
+	subtitleWhen: { parameter: 'checkOnly', value: true, subtitle: 'Check Only · Disbursement' },
 	rowKey: { parameter: 'key', field: 'key' },
 	moves: 'payout',
 	toolSummary:

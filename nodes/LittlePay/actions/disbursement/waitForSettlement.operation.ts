@@ -18,7 +18,7 @@ import {
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
-	subtitle: 'Wait for Settlement · Disbursement',
+	subtitle: 'Wait to Settle · Disbursement',
 	rowKey: { parameter: 'disbursementId', field: 'id' },
 };
 

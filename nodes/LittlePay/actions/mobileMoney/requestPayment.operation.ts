@@ -9,7 +9,7 @@ import { processOnce } from '../../money/once';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
-	subtitle: 'Request Payment · Mobile Money',
+	subtitle: 'PIN Prompt · Mobile Money',
 	rowKey: { parameter: 'reference', field: 'reference' },
 	moves: 'payment',
 	toolSummary:

@@ -78,15 +78,15 @@ export async function sandboxCredentials(
 /** Creates a payment intent in the sandbox as a merchant's own code would (Client ID and Secret); returns its reference. */
 export async function createSandboxIntent(
 	sandbox: SandboxHandle,
-	intent: { amount: number; description: string; key: string },
+	intent: { amount: number; description: string; key: string; callbackUrl?: string },
 ): Promise<string> {
 	const m = sandbox.merchant;
 	const res = await axios.post(
 		`${m.baseUrl}/api/payments/${m.tokenId}/pay`,
 		{
-			...intent,
 			currency: 'KES',
 			callbackUrl: 'http://127.0.0.1:9/cb',
+			...intent,
 			payload: { billingAddress: { phoneNumber: '+254712345670' } },
 		},
 		{ auth: { username: m.clientId, password: m.clientSecret } },

@@ -10,6 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { alertDue, refusedAlert } from './callbacks/alerts';
 import { authorizeCallback, statusConfirms } from './callbacks/authorize';
 import { callbackEventId, callbackToItem, parseCallback } from './callbacks/callbackEvent';
 import {
@@ -21,6 +22,43 @@ import {
 import { fetchPaymentStatus } from './callbacks/confirmStatus';
 import { admitEvent, recordAccepted, settleEvent } from './callbacks/eventMemory';
 import { optionsCollection } from './actions/common';
+
+/**
+ * Refuses a callback (nothing of it runs), and with Output Refused Callbacks on raises an alert on the
+ * Refused output when its reason's window allows one. For a bad signature with the status API
+ * credential at hand, it asks Little Pay whether the payment really is as the body says: then the
+ * public key looks rotated or wrong. The 401 is still the answer the caller gets.
+ */
+async function refuseAndAlert(
+	context: IWebhookFunctions,
+	status: number,
+	reason: string,
+	body: IDataObject,
+): Promise<IWebhookResponseData> {
+	const answer = refuse(context, status, reason);
+	if (!(context.getNodeParameter('refusedOutput', false) as boolean)) return answer;
+	const now = Date.now();
+	const due = alertDue(triggerIdOf(context), reason, now);
+	if (!due) return answer;
+	let keyLooksRotated: boolean | undefined;
+	if (
+		reason === 'bad-signature' &&
+		(context.getNodeParameter('confirmWithStatusApi', false) as boolean)
+	) {
+		try {
+			const record = await fetchPaymentStatus(context, String(body.reference ?? ''));
+			keyLooksRotated =
+				record !== undefined &&
+				String(record.status).toUpperCase() === String(body.status).toUpperCase();
+		} catch {
+			keyLooksRotated = undefined;
+		}
+	}
+	return {
+		...answer,
+		workflowData: [[{ json: refusedAlert(reason, due, now, body, keyLooksRotated) }]],
+	};
+}
 
 /** Which trigger a call is for: one memory of accepted events per workflow and node. */
 function triggerIdOf(context: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
@@ -79,7 +117,8 @@ export class LittlePayTrigger implements INodeType {
 			],
 		},
 		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
+		// A second output, Refused, only when the user asks for alerts on refused callbacks.
+		outputs: `={{ $parameter["refusedOutput"] ? [{ "type": "${NodeConnectionTypes.Main}", "displayName": "Accepted" }, { "type": "${NodeConnectionTypes.Main}", "displayName": "Refused" }] : ["${NodeConnectionTypes.Main}"] }}`,
 		credentials: [
 			{
 				name: 'littlePayApiKeyApi',
@@ -181,6 +220,16 @@ export class LittlePayTrigger implements INodeType {
 				description:
 					'Secret that unsigned refund callbacks must carry as ?token= in their URL. Refund callbacks are not documented as signed; without a token or a valid signature they are refused.',
 			},
+			{
+				displayName: 'Output Refused Callbacks',
+				name: 'refusedOutput',
+				type: 'boolean',
+				default: false,
+				noDataExpression: true,
+				hint: 'Adds a Refused output: wire it to an e-mail or chat alert',
+				description:
+					'Whether a refused callback (bad or missing signature, stale, wrong token, not confirmed) starts an alert on a second output: still answered 401, at most one alert per reason every 5 minutes, with the likely cause and the fix',
+			},
 			optionsCollection(signatureOptionFields),
 		],
 	};
@@ -225,7 +274,8 @@ export class LittlePayTrigger implements INodeType {
 			refundToken: this.getNodeParameter('refundToken', '') as string,
 			givenToken: typeof req.query?.token === 'string' ? req.query.token : '',
 		});
-		if (!authorization.ok) return refuse(this, authorization.status, authorization.reason);
+		if (!authorization.ok)
+			return await refuseAndAlert(this, authorization.status, authorization.reason, callback.body);
 		let verified = authorization.verified;
 
 		const events = this.getNodeParameter('events', ['*']) as string[];
@@ -243,7 +293,8 @@ export class LittlePayTrigger implements INodeType {
 				// Could not ask: answer 503 so the gateway delivers again later rather than losing it.
 				return refuse(this, 503, 'status-check-unavailable');
 			}
-			if (!statusConfirms(callback, record)) return refuse(this, 401, 'status-not-confirmed');
+			if (!statusConfirms(callback, record))
+				return await refuseAndAlert(this, 401, 'status-not-confirmed', callback.body);
 			statusConfirmed = true;
 			if (verified === 'none') verified = 'status-check';
 		}
@@ -288,6 +339,9 @@ export class LittlePayTrigger implements INodeType {
 			const eventId = item.json.eventId;
 			if (typeof eventId === 'string') recordAccepted(triggerId, staticData, eventId, Date.now());
 		}
-		return [items];
+		// Alerts about refused callbacks (only with Output Refused Callbacks on) go out on the Refused output.
+		const refused = items.filter((i) => i.json.refused === true);
+		if (refused.length === 0) return [items];
+		return [items.filter((i) => i.json.refused !== true), refused];
 	}
 }

@@ -58,6 +58,11 @@ const PANELS: Panel[] = [
 	{ resource: 'payment', operation: 'getStatus', required: ['Reference or Key'] },
 	{
 		resource: 'payment',
+		operation: 'reconcile',
+		required: ['Reference or Key', 'Status You Recorded'],
+	},
+	{
+		resource: 'payment',
 		operation: 'waitForCompletion',
 		required: ['Reference or Key', 'How to Wait'],
 	},

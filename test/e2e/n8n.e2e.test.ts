@@ -1,11 +1,12 @@
 // End to end in a real n8n 2.x server (Node 24), with the built package installed as a community
 // package, against the sandbox gateway over loopback. `npm test` builds dist/ before this runs.
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import axios from 'axios';
+import { parse as parseFlatted } from 'flatted';
 import { chromium } from 'playwright-core';
 
 import { startSandbox } from '../../sandbox';
@@ -452,6 +453,161 @@ describe('the package in a real n8n server', () => {
 		// Example 2's settings: nothing of the run is stored.
 		const example = await run(settings);
 		expect(example.stored.filter((data) => data.includes(example.jwt))).toEqual([]);
+	});
+
+	it('a trigger with the wrong public key still refuses genuine callbacks, and raises one alert per reason naming the likely cause, even under a burst of forged ones', async () => {
+		const ids = await sandboxCredentials(api, sandbox, 'alerts');
+		const wrongKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+		const webhookId = randomUUID();
+		const { id, versionId } = await api.createWorkflow({
+			name: 'Refused callbacks alert',
+			nodes: [
+				{
+					name: 'Little Pay Trigger',
+					type: 'n8n-nodes-littlepay.littlePayTrigger',
+					typeVersion: 2,
+					position: [0, 0],
+					webhookId,
+					parameters: {
+						events: ['*'],
+						verifySignatures: true,
+						confirmWithStatusApi: true,
+						refusedOutput: true,
+						options: {
+							publicKey: wrongKey.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+						},
+					},
+					credentials: { littlePayApiKeyApi: { id: ids.apiKeyId, name: 'alerts (API key)' } },
+				},
+				{
+					name: 'Ship',
+					type: 'n8n-nodes-base.noOp',
+					typeVersion: 1,
+					position: [260, -100],
+					parameters: {},
+				},
+				{
+					name: 'Alert',
+					type: 'n8n-nodes-base.noOp',
+					typeVersion: 1,
+					position: [260, 100],
+					parameters: {},
+				},
+			],
+			connections: {
+				'Little Pay Trigger': {
+					main: [
+						[{ node: 'Ship', type: 'main', index: 0 }],
+						[{ node: 'Alert', type: 'main', index: 0 }],
+					],
+				},
+			},
+		});
+		await api.activateWorkflow(id, versionId);
+		const url = `${n8n.url}/webhook/${webhookId}/littlepay`;
+		await waitFor('the production webhook', async () => {
+			const probe = await axios.post(url, '', { validateStatus: () => true });
+			return probe.status === 404 ? undefined : probe.status;
+		});
+		/** The nodes an execution ran, and its run data as text. */
+		const ran = async (executionId: string) => {
+			const execution = await api.execution(executionId);
+			const data = parseFlatted(String(execution.data)) as {
+				resultData: { runData: Record<string, unknown> };
+			};
+			return { nodes: Object.keys(data.resultData.runData).sort(), text: JSON.stringify(data) };
+		};
+		try {
+			// A genuine payment: Little Pay's (the sandbox's) signed callback, refused by the wrong key.
+			const reference = await createSandboxIntent(sandbox, {
+				amount: 900,
+				description: 'Refused',
+				key: `refd${randomUUID().replace(/-/g, '').slice(0, 8)}`,
+				callbackUrl: url,
+			});
+			// Unpaid, it expires: the sandbox calls back FAILED, signed with its own key.
+			await axios.post(`${sandbox.baseUrl}/sandbox/payments/${reference}/expire`);
+			const genuine = await waitFor('the genuine callback to be refused', async () => {
+				const callbacks = (await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
+					.callbacks as Array<{ url: string; status?: number; body: string }>;
+				return callbacks.find((c) => c.url === url && c.status !== undefined);
+			});
+			expect(genuine.status).toBe(401);
+			const first = await waitFor('the alert execution', async () => {
+				const list = await api.executions(id);
+				return list.length === 1 && list[0].status === 'success' ? list[0] : undefined;
+			});
+			const alertRun = await ran(first.id);
+			expect(alertRun.nodes).toEqual(['Alert', 'Little Pay Trigger']);
+			expect(alertRun.text).toContain('bad-signature');
+			expect(alertRun.text).toContain('The public key looks rotated or wrong');
+
+			// A burst of 500 forged callbacks: every one 401, no new alert inside the window.
+			const forged = JSON.stringify({
+				reference,
+				status: 'COMPLETED',
+				amount: 1,
+				currency: 'KES',
+				provider: 'MPESA',
+			});
+			const timestamp = String(Math.floor(Date.now() / 1000));
+			const badSignature = Buffer.from('forged').toString('base64');
+			const started = Date.now();
+			const answers = await Promise.all(
+				Array.from({ length: 500 }, () =>
+					axios.post(url, forged, {
+						headers: {
+							'content-type': 'application/json',
+							'x-littlepay-timestamp': timestamp,
+							'x-littlepay-signature': badSignature,
+						},
+						validateStatus: () => true,
+					}),
+				),
+			);
+			const burstMs = Date.now() - started;
+			expect(answers.filter((a) => a.status !== 401)).toEqual([]);
+			// Unsigned and stale calls get their own reason, so each raises its own alert. (After such a
+			// burst n8n 2.41.1 answers 503 "Database is not ready!" for a few seconds on SQLite: wait it out.)
+			const post = async (headers: Record<string, string>) =>
+				await waitFor(
+					'n8n to answer again after the burst',
+					async () => {
+						const answer = await axios.post(url, forged, { headers, validateStatus: () => true });
+						return answer.status === 503 ? undefined : answer.status;
+					},
+					60000,
+				);
+			const unsigned = await post({ 'content-type': 'application/json' });
+			const stale = await post({
+				'content-type': 'application/json',
+				'x-littlepay-timestamp': String(Math.floor(Date.now() / 1000) - 3600),
+				'x-littlepay-signature': badSignature,
+			});
+			expect([unsigned, stale]).toEqual([401, 401]);
+			const executions = await waitFor('the alerts of the other reasons', async () => {
+				const list = await api.executions(id);
+				return list.length >= 3 && list.every((e) => e.status === 'success') ? list : undefined;
+			});
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+			const all = await api.executions(id);
+			const reasons = [] as string[];
+			for (const e of all) {
+				const { nodes, text } = await ran(e.id);
+				expect(nodes).toEqual(['Alert', 'Little Pay Trigger']);
+				for (const reason of ['bad-signature', 'missing-signature', 'stale-timestamp'])
+					if (text.includes(`"${reason}"`)) reasons.push(reason);
+			}
+			expect(executions.length).toBeGreaterThanOrEqual(3);
+			expect(all).toHaveLength(3);
+			expect(reasons.sort()).toEqual(['bad-signature', 'missing-signature', 'stale-timestamp']);
+			// The figure for the closing note: 500 forged calls, all 401, no execution started by them.
+			process.stdout.write(
+				`refused-alerts: 500 forged callbacks answered 401 in ${burstMs} ms; executions: ${all.length}\n`,
+			);
+		} finally {
+			await api.http.post(`/rest/workflows/${id}/deactivate`, {});
+		}
 	});
 
 	it('fails bad input on the item, naming the field, and sends nothing to the gateway', async () => {

@@ -105,6 +105,79 @@ describe('Disbursement: Create', () => {
 		expect(await sb.received()).toEqual([]);
 	});
 
+	it('a first run looks every key up ahead, then sends one create per payout; running it again sends no payout, in both key modes', async () => {
+		const rows = Array.from({ length: 12 }, (_, i) => payout({ amount: 600 + i, concurrency: 10 }));
+		await sb.received();
+		const first = await run('disbursement-create.json', rows);
+		expect(first.error).toBeUndefined();
+		const paths = (await sb.received()).map(
+			(r) => `${r.method} ${r.path.split('/').slice(0, 3).join('/')}`,
+		);
+		// The charges table once, the twelve lookups, then the twelve payouts: no lookup between creates.
+		const creates = paths
+			.map((p, i) => (p === 'POST /api/disbursements' ? i : -1))
+			.filter((i) => i >= 0);
+		const lookups = paths
+			.map((p, i) => (p === 'GET /api/disbursements' ? i : -1))
+			.filter((i) => i >= 0);
+		expect(creates).toHaveLength(12);
+		expect(lookups.filter((i) => i !== paths.indexOf('GET /api/disbursements'))).toHaveLength(12);
+		expect(Math.max(...lookups.slice(1))).toBeLessThan(Math.min(...creates));
+		const again = await run('disbursement-create.json', rows);
+		expect(again.output('Little Pay').every((o) => o.json.alreadyExisted === true)).toBe(true);
+		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);
+		// Generated keys: Retry of a failed execution (mode retry) looks its keys up ahead too. The second
+		// row is under M-Pesa's minimum, so the first attempt fails after paying the first row.
+		const generated = [payout({ key: '', amount: 640 }), payout({ key: '', amount: 5 })];
+		const original = await run('disbursement-create.json', generated);
+		expect(original.error?.message).toMatch(/Amount 5 is outside the MPESA limits/);
+		expect((await sb.received()).filter((r) => r.method === 'POST')).toHaveLength(1);
+		const retried = await runWorkflow(
+			loadFixture('disbursement-create.json', {
+				ITEMS: JSON.stringify(generated),
+				ON_ERROR: 'stopWorkflow',
+			}),
+			{ credentials: sb.credentials, retryOf: original },
+		);
+		expect(retried.error?.message).toMatch(/Amount 5 is outside the MPESA limits/);
+		const retrySent = await sb.received();
+		expect(retrySent.filter((r) => r.method === 'POST')).toEqual([]);
+		expect(
+			retrySent.filter(
+				(r) =>
+					r.method === 'GET' &&
+					r.path.startsWith('/api/disbursements/') &&
+					!r.path.endsWith('/charges'),
+			),
+		).toHaveLength(1);
+	});
+
+	it('a payout whose key lookup fails is looked up again before its create, and is never sent blind', async () => {
+		const flaky = payout({ amount: 650 });
+		const down = payout({ amount: 660 });
+		// The first three lookups of one key fail (its lookup ahead gives up), every lookup of the other.
+		await sb.post('/sandbox/faults', {
+			rules: [
+				{
+					method: 'GET',
+					pathPrefix: `/api/disbursements/${String(flaky.key)}`,
+					status: 503,
+					times: 3,
+				},
+				{ method: 'GET', pathPrefix: `/api/disbursements/${String(down.key)}`, status: 503 },
+			],
+		});
+		await sb.received();
+		const result = await run('disbursement-create.json', [flaky, down], { continueOnFail: true });
+		expect(result.error).toBeUndefined();
+		const [paid, unknown] = result.output('Little Pay').map((o) => o.json);
+		expect(paid).toMatchObject({ key: flaky.key, outcome: 'accepted' });
+		expect(String(unknown.error)).toMatch(/outcome of the disbursement is unknown/);
+		const posts = (await sb.received()).filter((r) => r.method === 'POST');
+		expect(posts.map((r) => (r.body as Item).key)).toEqual([flaky.key]);
+		expect((await ledgerDisbursements()).filter((d) => d.key === down.key)).toEqual([]);
+	});
+
 	it('running the same rows again pays nobody: each comes out alreadyExisted with its payout, one payout per key in the ledger', async () => {
 		const items = [payout({ amount: 510 }), payout({ amount: 520, to: '0712345674' })];
 		const first = await run('disbursement-create.json', items);

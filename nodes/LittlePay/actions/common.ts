@@ -40,6 +40,8 @@ export interface Operation {
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject>;
 	/** How many items may run at once (1-10); one at a time when absent. */
 	concurrency?(this: IExecuteFunctions): number;
+	/** Runs once before the items, for work the whole run shares (a payout run's key lookups). */
+	beforeItems?(this: IExecuteFunctions): Promise<void>;
 	/**
 	 * Runs once after every item, for what the whole run shares (one wait for all its payouts, a
 	 * summary): gets each item's result (undefined for an item that failed under Continue On

@@ -47,6 +47,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const concurrency = run.concurrency
 		? Math.min(10, Math.max(1, Math.floor(Number(run.concurrency.call(this)) || 1)))
 		: 1;
+	if (run.beforeItems) await run.beforeItems.call(this);
 	const output = new Array<INodeExecutionData>(items.length);
 	let failure: unknown;
 	const failed = new Set<INodeExecutionData>();

@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { expectSuccess, isLost, paymentStatusPath, readLittlePay, sendOnce } from '../transport';
 import type { LittlePayRequest, LittlePayResponse, LostAnswer } from '../transport';
+import { forEachAtMost } from '../helpers/pool';
 import { runIndexOf, runToken } from './keys';
 import { isToolCall, toolCallRecordId } from './memory';
 import { throwUnknownOutcome, invalidInput } from '../errors';
@@ -150,6 +151,41 @@ function sameRequest(
  * request, is the answer; an unknown outcome (no answer, or a server error) is looked up and only
  * resent when the lookup proves nothing exists. A record that differs from the request fails the item.
  */
+/** Keys looked up ahead of a node run's creates, with a definite answer: found (2xx) or not (404). */
+const lookedUpAhead = new WeakMap<IExecuteFunctions, Map<string, LittlePayResponse>>();
+
+/**
+ * Looks a run's keys up ahead of its creates, `atOnce` at a time: reads, so wider than the money moves,
+ * and a first run then costs about one round trip per payout instead of two. Only a definite answer is
+ * kept (found, or 404); a key whose lookup failed is looked up again right before its create, so nothing
+ * is ever sent blind. The run's keys are looked up before any is created: a concurrent run paying the
+ * same keys is caught by the gateway refusing a used key (409), as between a lookup and its create.
+ */
+export async function lookUpAhead(
+	context: IExecuteFunctions,
+	lookups: Array<{ key: string; request: LittlePayRequest }>,
+	atOnce: number,
+): Promise<void> {
+	const answers = new Map<string, LittlePayResponse>();
+	lookedUpAhead.set(context, answers);
+	await forEachAtMost(lookups, atOnce, async ({ key, request }) => {
+		try {
+			const found = await readLittlePay(context, request);
+			if (isSuccess(found) || found.statusCode === 404) answers.set(key, found);
+		} catch {
+			// No answer: this key is looked up again right before its create.
+		}
+	});
+}
+
+/** The answer looked up ahead for a key, once (a second item with the same key looks up afresh). */
+function takeLookedUpAhead(context: IExecuteFunctions, key: string): LittlePayResponse | undefined {
+	const answers = lookedUpAhead.get(context);
+	const found = answers?.get(key);
+	answers?.delete(key);
+	return found;
+}
+
 export async function createOnce(
 	context: IExecuteFunctions,
 	create: LittlePayRequest,
@@ -158,7 +194,8 @@ export async function createOnce(
 ): Promise<{ response: LittlePayResponse; outcome: CreateOutcome }> {
 	const { itemIndex } = create;
 	if (lookup?.checkFirst) {
-		const found = await recoveryRead(context, lookup.request, what);
+		const found =
+			takeLookedUpAhead(context, lookup.key) ?? (await recoveryRead(context, lookup.request, what));
 		if (isSuccess(found)) {
 			return { response: sameRequest(context, found, lookup, what, itemIndex), outcome: 'existed' };
 		}

@@ -20,12 +20,15 @@ import {
 } from './fields';
 import { checkPayoutRow, previewSummary } from './preview';
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
-import { createOnce } from '../../money/once';
+import { createOnce, lookUpAhead } from '../../money/once';
 import { generatedKeyMayExist, keyIsGenerated, payoutKey } from '../../money/keys';
 import { invalidInput } from '../../errors';
 
 /** How many payouts a waiting run looks up at once: reads, safe to overlap, bounded for the gateway. */
 export const LOOKUPS_AT_ONCE = 10;
+
+/** Key lookups ahead of a run's payouts: reads, run wider than the payouts themselves. */
+export const LOOKUPS_AHEAD_AT_ONCE = 50;
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -120,6 +123,49 @@ export function concurrency(this: IExecuteFunctions): number {
 	return this.getNodeParameter('options.concurrency', 0, 1) as number;
 }
 
+/** The key lookup a payout makes before it is sent, and whether it makes one. */
+function keyLookup(context: IExecuteFunctions, itemIndex: number, key: string) {
+	return {
+		request: {
+			credential: 'littlePayApiKeyApi' as const,
+			method: 'GET' as const,
+			path: `/api/disbursements/${key}`,
+			disbursement: true,
+			itemIndex,
+		},
+		key,
+		// A key from the data may have been paid by an earlier execution (the same sheet run again).
+		// Little Pay does not document what it does with a reused key, so it is looked up before
+		// sending rather than trusting a 409; a generated key only when it may exist already.
+		checkFirst: !keyIsGenerated(context, itemIndex) || generatedKeyMayExist(context, itemIndex),
+	};
+}
+
+/**
+ * Looks up, 50 at once, the keys the run's payouts will look up before sending: a first run then
+ * takes about one round trip per payout. Rows that fail their checks are left to fail on their own.
+ */
+export async function beforeItems(this: IExecuteFunctions): Promise<void> {
+	if (isCheckOnly(this)) return;
+	const lookups = [];
+	for (let itemIndex = 0; itemIndex < this.getInputData().length; itemIndex++) {
+		try {
+			// Only rows that pass the checks made before sending: a refused row sends nothing at all.
+			const { method, amount } = readPayoutRequest(this, itemIndex);
+			const lookup = keyLookup(this, itemIndex, payoutKey(this, itemIndex));
+			if (!lookup.checkFirst) continue;
+			if (this.getNodeParameter('options.checkLimits', itemIndex, true) as boolean) {
+				const quote = await quoteFor(this, itemIndex, method, amount);
+				if (limitRefusal(method, amount, quote)) continue;
+			}
+			lookups.push(lookup);
+		} catch {
+			// The row's own run reports what is wrong with it, before anything is sent.
+		}
+	}
+	await lookUpAhead(this, lookups, LOOKUPS_AHEAD_AT_ONCE);
+}
+
 /** Pays out to a mobile money wallet once per key (or, in a dry run, only checks the row). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	if (isCheckOnly(this)) return await checkPayoutRow(this, itemIndex);
@@ -161,18 +207,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		},
 		{
-			request: {
-				credential: 'littlePayApiKeyApi',
-				method: 'GET',
-				path: `/api/disbursements/${key}`,
-				disbursement: true,
-				itemIndex,
-			},
-			key,
-			// A key from the data may have been paid by an earlier execution (the same sheet run
-			// again). Little Pay does not document what it does with a reused key, so it is looked up
-			// before sending rather than trusting a 409; a generated key only when it may exist already.
-			checkFirst: !keyIsGenerated(this, itemIndex) || generatedKeyMayExist(this, itemIndex),
+			...keyLookup(this, itemIndex, key),
 			expected: { amount, method, currency, to },
 		},
 		'disbursement',

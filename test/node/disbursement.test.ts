@@ -101,6 +101,9 @@ describe('Disbursement: Create', () => {
 			key: null,
 			itemIndex: 0,
 			row: 1,
+			failureCode: 'invalid-input',
+			retry: 'no',
+			nextStep: expect.any(String),
 		});
 		expect(await sb.received()).toEqual([]);
 	});

@@ -651,6 +651,9 @@ describe('limits in ordinary workflows, where set', () => {
 			key: null,
 			itemIndex: 2,
 			row: 3,
+			failureCode: 'limit-refused',
+			retry: 'no',
+			nextStep: expect.any(String),
 		});
 		expect((await newPayouts(before)).map((p) => p.amount).sort()).toEqual([200, 201]);
 	});

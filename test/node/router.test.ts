@@ -65,6 +65,9 @@ describe('Continue On Fail', () => {
 			key: items[1].key,
 			itemIndex: 1,
 			row: 2,
+			failureCode: 'invalid-input',
+			retry: 'no',
+			nextStep: expect.any(String),
 		});
 		expect(output[2].json).toMatchObject({ key: items[2].key, outcome: 'accepted' });
 		const posts = (await sb.received()).filter((r) => r.method === 'POST');
@@ -97,6 +100,9 @@ describe('Continue On Fail', () => {
 			key: rows[3].key,
 			itemIndex: 3,
 			row: 4,
+			failureCode: 'invalid-input',
+			retry: 'no',
+			nextStep: expect.any(String),
 		});
 		// A row with the Key left empty says so rather than inventing one.
 		const keyless = await run('router-payment-intent.json', [intent({ key: '', amount: -1 })], {

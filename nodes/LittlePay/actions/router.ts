@@ -4,6 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { runGuarded } from '../money/guard';
 import type { Operation } from './common';
 import { findOperation } from './registry';
+import { failureFields, failureOfError } from '../helpers/failures';
 import { forEachAtMost } from '../helpers/pool';
 
 /**
@@ -80,6 +81,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 					...rowKeyOf(this, run, itemIndex),
 					itemIndex,
 					row: itemIndex + 1,
+					...failureFields(failureOfError(error)),
 				},
 				pairedItem: { item: itemIndex },
 			};

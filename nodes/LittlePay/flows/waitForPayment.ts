@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { failureFields, failureOfText } from '../helpers/failures';
 import { paymentState } from '../helpers/paymentState';
 import {
 	expectSuccess,
@@ -27,7 +28,10 @@ export interface WaitUntil {
  */
 export function payableField(record: IDataObject, expiresAt?: string): IDataObject {
 	if (String(record.status) !== 'FAILED') return {};
-	return { payable: paymentState(record, Date.now(), expiresAt) === 'payable' };
+	return {
+		payable: paymentState(record, Date.now(), expiresAt) === 'payable',
+		...failureFields(failureOfText(record.message)),
+	};
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { failureFields, failureOfText } from './failures';
+
 /**
  * What is known about a payout, the one value a workflow branches on: `accepted` (Little Pay took
  * it; the result comes later), `pending` (looked up, not settled yet), `completed` or `failed`.
@@ -119,6 +121,7 @@ export function payoutItem(
 		settledAt: final ? (textOrNull(record.settledAt ?? record.completedAt) ?? null) : null,
 		gatewayStatus: record.status ?? null,
 		message: textOrNull(record.message),
+		...(outcome === 'failed' ? failureFields(failureOfText(failureReason(record))) : {}),
 	};
 }
 

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { BILLING_ADDRESS_FIELDS, requireText } from '../../helpers/validation';
+import { failureFields, failureOfText } from '../../helpers/failures';
 import { paymentState } from '../../helpers/paymentState';
 import { getPaymentRecord } from '../../transport/gateway';
 import { concurrencyOption, optionsCollection, reconciliationFields, showFor } from '../common';
@@ -79,7 +80,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		key: record.key ?? null,
 		status,
 		final: state !== 'payable',
-		...(status === 'FAILED' ? { payable: state === 'payable' } : {}),
+		...(status === 'FAILED'
+			? { payable: state === 'payable', ...failureFields(failureOfText(record.message)) }
+			: {}),
 		amount: record.amount ?? null,
 		...reconciliationFields(record),
 		provider: payment.provider ?? null,

@@ -95,6 +95,19 @@ export function concurrencyOption(defaultValue: number, description: string): IN
 
 export const AMOUNT_HINT = "In the currency's main unit, not cents: 1500 = KES 1,500";
 
+/** An Amount field with its unit visible under it; `description` says what the amount is for. */
+export function amountField(description: string): INodeProperties {
+	return {
+		displayName: 'Amount',
+		name: 'amount',
+		type: 'number',
+		required: true,
+		default: 0,
+		hint: AMOUNT_HINT,
+		description,
+	};
+}
+
 export const COUNTRY_OPTIONS = [
 	{ name: 'Ghana', value: 'GH' },
 	{ name: 'Kenya', value: 'KE' },

@@ -12,7 +12,7 @@ import { concurrencyOption, optionsCollection, showFor } from '../common';
 import type { OperationMeta } from '../common';
 import { limitRefusal, quoteFor } from './charges';
 import {
-	amountField,
+	payoutAmountField,
 	currencyField,
 	keyFields,
 	readPayoutRequest,
@@ -42,7 +42,7 @@ export const meta: OperationMeta = {
 };
 
 export const description: INodeProperties[] = showFor('disbursement', 'create', [
-	amountField,
+	payoutAmountField,
 	currencyField,
 	...recipientFields,
 	...keyFields,

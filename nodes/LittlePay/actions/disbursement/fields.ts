@@ -8,18 +8,12 @@ import {
 	validateNetwork,
 } from '../../helpers/validation';
 import type { MobileNetwork } from '../../helpers/validation';
-import { AMOUNT_HINT, COUNTRY_OPTIONS, NETWORK_OPTIONS } from '../common';
+import { amountField, COUNTRY_OPTIONS, NETWORK_OPTIONS } from '../common';
 
-export const amountField: INodeProperties = {
-	displayName: 'Amount',
-	name: 'amount',
-	type: 'number',
-	required: true,
-	default: 0,
-	hint: AMOUNT_HINT,
-	description:
-		'Amount the recipient gets, as in the network limits and fees of Get Charges. M-Pesa pays whole shillings.',
-};
+/** The amount of a payout, with its unit visible under the field. */
+export const payoutAmountField = amountField(
+	'Amount the recipient gets, as in the network limits and fees of Get Charges. M-Pesa pays whole shillings.',
+);
 
 /** The currencies of the countries the networks serve. */
 export const currencyField: INodeProperties = {

@@ -4,7 +4,7 @@ import { validateAmount, validateNetwork } from '../../helpers/validation';
 import { showFor } from '../common';
 import type { OperationMeta } from '../common';
 import { quoteFor } from './charges';
-import { amountField, networkField } from './fields';
+import { networkField, payoutAmountField } from './fields';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -13,7 +13,7 @@ export const meta: OperationMeta = {
 
 export const description: INodeProperties[] = showFor('disbursement', 'quoteFee', [
 	networkField,
-	amountField,
+	payoutAmountField,
 ]);
 
 /** Quotes the fee and limits of a payout, without paying. */

@@ -1,4 +1,6 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { requireText } from '../../helpers/validation';
 
 export const paymentIdField: INodeProperties = {
 	displayName: 'Reference or Key',
@@ -9,3 +11,13 @@ export const paymentIdField: INodeProperties = {
 	hint: 'The reference a Little Pay node returned, or the Key you gave the payment',
 	description: 'The intent reference, or the key you set when creating it',
 };
+
+/** Reads the payment reference or key of one item; an empty one fails the item before anything is sent. */
+export function readPaymentId(context: IExecuteFunctions, itemIndex: number): string {
+	return requireText(
+		context.getNode(),
+		itemIndex,
+		context.getNodeParameter('paymentId', itemIndex),
+		'Reference or Key',
+	);
+}

@@ -1,6 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { requireText } from '../../helpers/validation';
 import { getPaymentRecord } from '../../transport/gateway';
 import {
 	concurrencyOption,
@@ -10,7 +9,7 @@ import {
 	simplifyPayment,
 } from '../common';
 import type { OperationMeta } from '../common';
-import { paymentIdField } from './fields';
+import { paymentIdField, readPaymentId } from './fields';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -44,12 +43,7 @@ export function concurrency(this: IExecuteFunctions): number {
 
 /** Gets the status of a payment by reference or key. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const paymentId = requireText(
-		this.getNode(),
-		itemIndex,
-		this.getNodeParameter('paymentId', itemIndex),
-		'Reference or Key',
-	);
+	const paymentId = readPaymentId(this, itemIndex);
 	const record = await getPaymentRecord(
 		this,
 		itemIndex,

@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { BILLING_ADDRESS_FIELDS, requireText } from '../../helpers/validation';
+import { BILLING_ADDRESS_FIELDS } from '../../helpers/validation';
 import { failureFields, failureOfText } from '../../helpers/failures';
 import { paymentState } from '../../helpers/paymentState';
 import { getPaymentRecord } from '../../transport/gateway';
 import { concurrencyOption, optionsCollection, reconciliationFields, showFor } from '../common';
 import type { OperationMeta } from '../common';
-import { paymentIdField } from './fields';
+import { paymentIdField, readPaymentId } from './fields';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -55,13 +55,7 @@ function eventOf(state: string): string | null {
  * `final` is true once the payment can no longer change (COMPLETED, or FAILED after the intent expired).
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const paymentId = requireText(
-		node,
-		itemIndex,
-		this.getNodeParameter('paymentId', itemIndex),
-		'Reference or Key',
-	);
+	const paymentId = readPaymentId(this, itemIndex);
 	const known = String(this.getNodeParameter('knownStatus', itemIndex, '') ?? '')
 		.trim()
 		.toUpperCase();

@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { paymentState } from '../../helpers/paymentState';
-import { requireText } from '../../helpers/validation';
 import { getPaymentRecord } from '../../transport/gateway';
 import { optionsCollection, showFor, simplifyField, simplifyPayment } from '../common';
 import type { OperationMeta } from '../common';
-import { paymentIdField } from './fields';
+import { paymentIdField, readPaymentId } from './fields';
 import { payableField, waitForFinalStatus } from '../../flows/waitForPayment';
 import {
 	longPollTimeoutSeconds,
@@ -40,12 +39,7 @@ export const description: INodeProperties[] = showFor('payment', 'waitForComplet
  * with as its Callback URL, e.g. {{ $execution.resumeUrl }}); one lookup first decides a settled one.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const paymentId = requireText(
-		this.getNode(),
-		itemIndex,
-		this.getNodeParameter('paymentId', itemIndex),
-		'Reference or Key',
-	);
+	const paymentId = readPaymentId(this, itemIndex);
 	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
 	if (this.getNodeParameter('waitForPayment', itemIndex, 'longPoll') === 'pause') {
 		const pause = readPause(this, itemIndex, 'How to Wait');

@@ -1,23 +1,16 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { BILLING_ADDRESS_FIELDS, MAX_EXPIRES_IN_MINUTES } from '../../helpers/validation';
-import { AMOUNT_HINT, currencyField, optionsCollection } from '../common';
+import { amountField, currencyField, optionsCollection } from '../common';
 
 /** The amount of an intent, with its unit visible under the field. */
-export const amountField: INodeProperties = {
-	displayName: 'Amount',
-	name: 'amount',
-	type: 'number',
-	required: true,
-	default: 0,
-	hint: AMOUNT_HINT,
-	description:
-		'Amount to collect. Little Pay accepts decimals; M-Pesa rounds them to whole shillings.',
-};
+export const intentAmountField = amountField(
+	'Amount to collect. Little Pay accepts decimals; M-Pesa rounds them to whole shillings.',
+);
 
 /** Amount, currency and the order description: what the payer sees and pays. */
 export const intentBusinessFields: INodeProperties[] = [
-	amountField,
+	intentAmountField,
 	currencyField,
 	{
 		displayName: 'Description',

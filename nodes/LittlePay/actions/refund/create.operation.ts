@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { requireText, validateAmount, validateUrl } from '../../helpers/validation';
+import { validateAmount, validateUrl } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
 import { optionsCollection, showFor } from '../common';
 import type { OperationMeta } from '../common';
-import { paymentIdField } from '../payment/fields';
+import { paymentIdField, readPaymentId } from '../payment/fields';
 import { getPaymentRecord } from '../../transport/gateway';
 import { earlierRefund, sendRefundOnce } from '../../money/once';
 import { invalidInput } from '../../errors';
@@ -74,12 +74,7 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const node = this.getNode();
-	const paymentId = requireText(
-		node,
-		itemIndex,
-		this.getNodeParameter('paymentId', itemIndex),
-		'Reference or Key',
-	);
+	const paymentId = readPaymentId(this, itemIndex);
 	const refundType = this.getNodeParameter('refundType', itemIndex) as string;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const reason = String(options.reason ?? '');

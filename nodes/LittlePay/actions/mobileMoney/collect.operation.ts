@@ -39,7 +39,7 @@ export const description: INodeProperties[] = showFor('mobileMoney', 'collect', 
 	...intentCallbackAndKeyFields,
 	waitForPaymentField('longPoll', 'Wait for Payment'),
 	pauseNotice(
-		"After the PIN prompt is sent the execution pauses, holding nothing, and resumes when Little Pay calls back with the payer's answer; this node sets that callback itself. At the timeout it goes on with timedOut: true and status PENDING: look the payment up there with Payment: Get Status.",
+		'After the PIN prompt is sent the execution pauses, holding nothing, until the payment ends: COMPLETED, or FAILED once the intent can no longer be paid (a failed prompt keeps it waiting while the payer can still pay on the checkout page). This node sets that callback itself. At the timeout it goes on with timedOut: true and status PENDING: look the payment up there with Payment: Get Status.',
 	),
 	...pauseTimeoutFields,
 	intentOptionsCollection([

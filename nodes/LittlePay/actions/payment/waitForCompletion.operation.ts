@@ -26,7 +26,7 @@ export const description: INodeProperties[] = showFor('payment', 'waitForComplet
 	paymentIdField,
 	waitForPaymentField('longPoll', 'How to Wait', false),
 	pauseNotice(
-		'Create the intent with Callback URL {{ $execution.resumeUrl }} (Payment Intent: Create in this workflow) and send its checkout link before this node: the execution then pauses here, holding nothing, until Little Pay calls back. At the timeout it goes on with timedOut: true and status PENDING: look the payment up there with Payment: Get Status.',
+		'Create the intent with Callback URL {{ $execution.resumeUrl }} (Payment Intent: Create in this workflow) and send its checkout link before this node: the execution then pauses here, holding nothing, until the payment ends: COMPLETED, or FAILED once the intent can no longer be paid (a payer whose try failed may try again on the same page). At the timeout it goes on with timedOut: true and status PENDING: look the payment up there with Payment: Get Status.',
 	),
 	...pauseTimeoutFields,
 	simplifyField,

@@ -108,24 +108,29 @@ describe('Disbursement: Create', () => {
 		expect(await sb.received()).toEqual([]);
 	});
 
-	it('a first run looks every key up ahead, then sends one create per payout; running it again sends no payout, in both key modes', async () => {
+	it('a first run looks each key up once, ahead of its payout, and sends one create per payout; running it again sends no payout, in both key modes', async () => {
 		const rows = Array.from({ length: 12 }, (_, i) => payout({ amount: 600 + i, concurrency: 10 }));
 		await sb.received();
 		const first = await run('disbursement-create.json', rows);
 		expect(first.error).toBeUndefined();
-		const paths = (await sb.received()).map(
-			(r) => `${r.method} ${r.path.split('/').slice(0, 3).join('/')}`,
+		const sent = await sb.received();
+		const order = sent.map((r) =>
+			r.method === 'POST'
+				? `create ${String((r.body as Item).key)}`
+				: `lookup ${r.path.split('/')[3]}`,
 		);
-		// The charges table once, the twelve lookups, then the twelve payouts: no lookup between creates.
-		const creates = paths
-			.map((p, i) => (p === 'POST /api/disbursements' ? i : -1))
-			.filter((i) => i >= 0);
-		const lookups = paths
-			.map((p, i) => (p === 'GET /api/disbursements' ? i : -1))
-			.filter((i) => i >= 0);
-		expect(creates).toHaveLength(12);
-		expect(lookups.filter((i) => i !== paths.indexOf('GET /api/disbursements'))).toHaveLength(12);
-		expect(Math.max(...lookups.slice(1))).toBeLessThan(Math.min(...creates));
+		// One lookup and one create per payout, and every key looked up before its payout is sent.
+		for (const row of rows) {
+			const lookup = order.indexOf(`lookup ${String(row.key)}`);
+			const create = order.indexOf(`create ${String(row.key)}`);
+			expect({ key: row.key, looked: lookup >= 0, before: lookup < create }).toEqual({
+				key: row.key,
+				looked: true,
+				before: true,
+			});
+		}
+		expect(order.filter((o) => o.startsWith('create '))).toHaveLength(12);
+		expect(order.filter((o) => o.startsWith('lookup ') && o !== 'lookup charges')).toHaveLength(12);
 		const again = await run('disbursement-create.json', rows);
 		expect(again.output('Little Pay').every((o) => o.json.alreadyExisted === true)).toBe(true);
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);

@@ -151,39 +151,52 @@ function sameRequest(
  * request, is the answer; an unknown outcome (no answer, or a server error) is looked up and only
  * resent when the lookup proves nothing exists. A record that differs from the request fails the item.
  */
-/** Keys looked up ahead of a node run's creates, with a definite answer: found (2xx) or not (404). */
-const lookedUpAhead = new WeakMap<IExecuteFunctions, Map<string, LittlePayResponse>>();
+/** Keys looked up ahead of a node run's creates: each a definite answer (found, or 404) or undefined. */
+const lookedUpAhead = new WeakMap<
+	IExecuteFunctions,
+	Map<string, Promise<LittlePayResponse | undefined>>
+>();
 
 /**
- * Looks a run's keys up ahead of its creates, `atOnce` at a time: reads, so wider than the money moves,
- * and a first run then costs about one round trip per payout instead of two. Only a definite answer is
- * kept (found, or 404); a key whose lookup failed is looked up again right before its create, so nothing
- * is ever sent blind. The run's keys are looked up before any is created: a concurrent run paying the
- * same keys is caught by the gateway refusing a used key (409), as between a lookup and its create.
+ * Starts looking a run's keys up ahead of its creates, `atOnce` at a time: reads, so wider than the
+ * money moves, and they run while the first creates wait on the gateway, so a first run costs about one
+ * round trip per payout instead of two. Each create waits for its own key's answer. Only a definite
+ * answer counts (found, or 404); a key whose lookup failed is looked up again right before its create,
+ * so nothing is ever sent blind. A concurrent run paying the same keys is caught by the gateway refusing
+ * a used key (409), as between any lookup and its create.
  */
-export async function lookUpAhead(
+export function lookUpAhead(
 	context: IExecuteFunctions,
 	lookups: Array<{ key: string; request: LittlePayRequest }>,
 	atOnce: number,
-): Promise<void> {
-	const answers = new Map<string, LittlePayResponse>();
+): void {
+	const answers = new Map<string, Promise<LittlePayResponse | undefined>>();
+	const settle = new Map<string, (answer: LittlePayResponse | undefined) => void>();
+	for (const { key } of lookups) {
+		if (!answers.has(key)) answers.set(key, new Promise((resolve) => settle.set(key, resolve)));
+	}
 	lookedUpAhead.set(context, answers);
-	await forEachAtMost(lookups, atOnce, async ({ key, request }) => {
+	void forEachAtMost(lookups, atOnce, async ({ key, request }) => {
+		let answer: LittlePayResponse | undefined;
 		try {
 			const found = await readLittlePay(context, request);
-			if (isSuccess(found) || found.statusCode === 404) answers.set(key, found);
+			if (isSuccess(found) || found.statusCode === 404) answer = found;
 		} catch {
 			// No answer: this key is looked up again right before its create.
 		}
+		settle.get(key)?.(answer);
 	});
 }
 
 /** The answer looked up ahead for a key, once (a second item with the same key looks up afresh). */
-function takeLookedUpAhead(context: IExecuteFunctions, key: string): LittlePayResponse | undefined {
+async function takeLookedUpAhead(
+	context: IExecuteFunctions,
+	key: string,
+): Promise<LittlePayResponse | undefined> {
 	const answers = lookedUpAhead.get(context);
 	const found = answers?.get(key);
 	answers?.delete(key);
-	return found;
+	return await found;
 }
 
 export async function createOnce(
@@ -195,7 +208,8 @@ export async function createOnce(
 	const { itemIndex } = create;
 	if (lookup?.checkFirst) {
 		const found =
-			takeLookedUpAhead(context, lookup.key) ?? (await recoveryRead(context, lookup.request, what));
+			(await takeLookedUpAhead(context, lookup.key)) ??
+			(await recoveryRead(context, lookup.request, what));
 		if (isSuccess(found)) {
 			return { response: sameRequest(context, found, lookup, what, itemIndex), outcome: 'existed' };
 		}

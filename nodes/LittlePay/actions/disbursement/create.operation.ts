@@ -142,8 +142,9 @@ function keyLookup(context: IExecuteFunctions, itemIndex: number, key: string) {
 }
 
 /**
- * Looks up, 50 at once, the keys the run's payouts will look up before sending: a first run then
- * takes about one round trip per payout. Rows that fail their checks are left to fail on their own.
+ * Starts looking up, 50 at once, the keys the run's payouts will look up before sending, while the
+ * payouts go out: a first run then takes about one round trip per payout. Rows that fail their checks
+ * are left to fail on their own.
  */
 export async function beforeItems(this: IExecuteFunctions): Promise<void> {
 	if (isCheckOnly(this)) return;
@@ -163,7 +164,7 @@ export async function beforeItems(this: IExecuteFunctions): Promise<void> {
 			// The row's own run reports what is wrong with it, before anything is sent.
 		}
 	}
-	await lookUpAhead(this, lookups, LOOKUPS_AHEAD_AT_ONCE);
+	lookUpAhead(this, lookups, LOOKUPS_AHEAD_AT_ONCE);
 }
 
 /** Pays out to a mobile money wallet once per key (or, in a dry run, only checks the row). */

@@ -98,10 +98,13 @@ describe('Card (3-D Secure)', () => {
 		expect(processed[0]).toMatchObject({
 			status: 'FAILED',
 			message: expect.stringMatching(/declined/i),
+			failureCode: 'card-declined',
+			retry: 'new-attempt',
 		});
 		expect(processed[1]).toMatchObject({
 			status: 'FAILED',
 			message: expect.stringMatching(/enrolment failed/i),
+			failureCode: 'card-not-enrolled',
 		});
 		expect(result.output('Process').map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	});

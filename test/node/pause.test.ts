@@ -257,7 +257,10 @@ describe('Pause Until Little Pay Calls Back', () => {
 		const run = await runWorkflow(pausingWorkflow([order()]), { credentials: sb.credentials });
 		const paused = pausedItem(run);
 		const reference = String(paused.reference);
-		await sb.post(`/sandbox/payments/${reference}/resolve`, { status: 'FAILED' });
+		await sb.post(`/sandbox/payments/${reference}/resolve`, {
+			status: 'FAILED',
+			message: 'Insufficient funds in the payer account',
+		});
 		await sb.post(`/sandbox/payments/${reference}/expire`);
 		const body = callbackBody(reference, 'FAILED');
 		const call = await resumeCall(paused, body, signedHeaders(body));
@@ -267,6 +270,8 @@ describe('Pause Until Little Pay Calls Back', () => {
 			reference,
 			status: 'FAILED',
 			payable: false,
+			failureCode: 'insufficient-funds',
+			retry: 'new-attempt',
 			timedOut: false,
 		});
 	});

@@ -6,6 +6,7 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { failureFields, failureOfText } from '../helpers/failures';
 import { paymentState } from '../helpers/paymentState';
 import type { PaymentState } from '../helpers/paymentState';
 import { callbackEventId, callbackToItem, parseCallback } from './callbackEvent';
@@ -47,7 +48,7 @@ type ResumeContext = IWebhookFunctions & Pick<IExecuteFunctions, 'evaluateExpres
 async function judgeFailedCallback(
 	context: ResumeContext,
 	reference: string,
-): Promise<PaymentState | undefined> {
+): Promise<{ state: PaymentState; message: unknown } | undefined> {
 	let record: IDataObject | undefined;
 	try {
 		record = await fetchPaymentStatus(context, reference);
@@ -56,7 +57,7 @@ async function judgeFailedCallback(
 	}
 	if (!record) return undefined;
 	const knownExpiresAt = context.evaluateExpression('{{ $json.expiresAt ?? "" }}', 0);
-	return paymentState(record, Date.now(), knownExpiresAt);
+	return { state: paymentState(record, Date.now(), knownExpiresAt), message: record.message };
 }
 
 /**
@@ -84,9 +85,10 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 		return { webhookResponse: { received: true, ignored: 'not-final' } };
 	let payable: IDataObject = {};
 	if (callback.event === 'payment.failed') {
-		const state = await judgeFailedCallback(context, expected);
+		const judged = await judgeFailedCallback(context, expected);
 		// Not 2xx: the gateway delivers again later, when the record can be read.
-		if (state === undefined) return refuse(context, 503, 'status-unavailable', 30);
+		if (judged === undefined) return refuse(context, 503, 'status-unavailable', 30);
+		const { state } = judged;
 		if (state === 'payable') {
 			return { webhookResponse: { received: true, ignored: 'payer-can-still-pay' } };
 		}
@@ -97,7 +99,7 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 				event: 'payment.completed',
 				body: { ...callback.body, status: 'COMPLETED' },
 			};
-		} else payable = { payable: false };
+		} else payable = { payable: false, ...failureFields(failureOfText(judged.message)) };
 	}
 	const pausedAt = Date.parse(String(context.evaluateExpression('{{ $json.pausedAt }}', 0)));
 	const waitedSeconds = Number.isFinite(pausedAt)

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { failureFields, failureOfText } from '../../helpers/failures';
 import { requireText } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
 import { showFor } from '../common';
@@ -40,5 +41,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		{ type: 'CARDS' },
 		true,
 	);
-	return { reference, ...data, ...(recovered ? { recovered } : {}) };
+	return {
+		reference,
+		...data,
+		...(data.status === 'FAILED' ? failureFields(failureOfText(data.message)) : {}),
+		...(recovered ? { recovered } : {}),
+	};
 }

@@ -308,6 +308,29 @@ describe("a merchant's first hour in the n8n editor", () => {
 		expect(consoleErrors.slice(errorsBefore)).toEqual([]);
 	});
 
+	it('in a workflow, a payout offers its limits per call and execution, and none per chat session (a tool-only notion)', async () => {
+		await openPanel('disbursement create');
+		await page
+			.locator('[data-test-id="ndv"] [data-test-id="parameter-item"]')
+			.filter({ has: page.locator('label[for="spendingLimits"]') })
+			.locator('[data-test-id="collection-parameter-add"]')
+			.click();
+		const options = page
+			.locator('[data-test-id="collection-parameter-option"]')
+			.filter({ visible: true });
+		await options.first().waitFor();
+		expect((await options.allInnerTexts()).map(firstLine)).toEqual([
+			'Allowed Currencies',
+			'Allowed Networks',
+			'Allowed Recipients',
+			'Max Amount',
+			'Max Count per Execution',
+			'Max Total per Execution',
+		]);
+		await page.keyboard.press('Escape');
+		await closePanel();
+	});
+
 	it('Create returns at once and says how to wait; Collect explains only its own pause', async () => {
 		await openPanel('paymentIntent create');
 		const create = await page.locator('[data-test-id="ndv"]').innerText();

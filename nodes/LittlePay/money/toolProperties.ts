@@ -84,7 +84,15 @@ export function moneyFields(resource: string, toolSummary: string): INodePropert
 				'Whether the AI model may collect, charge, refund or pay out through this tool, within the Spending Limits; off, every call is refused and nothing is sent',
 			displayOptions: { show: { '@tool': [true] } },
 		},
-		spendingLimitsProperty,
+		// Chat sessions exist only for an AI Agent's tool: a workflow's panel does not offer their limits.
+		{ ...spendingLimitsProperty, displayOptions: { show: { '@tool': [true] } } },
+		{
+			...spendingLimitsProperty,
+			options: (spendingLimitsProperty.options as INodeProperties[]).filter(
+				(option) => !option.name.endsWith('PerSession'),
+			),
+			displayOptions: { hide: { '@tool': [true] } },
+		},
 		moneyDescription(resource, toolSummary),
 	];
 }

@@ -81,6 +81,32 @@ export interface N8nServer {
 	kill: () => Promise<void>;
 }
 
+/**
+ * Stops a detached child and its process group: SIGTERM, then SIGKILL after `graceMs`; resolves when
+ * it has exited. Nothing happens for a child that is gone already.
+ */
+export async function stopProcessGroup(
+	child: ChildProcess,
+	exited: Promise<void>,
+	graceMs: number,
+): Promise<void> {
+	if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
+	try {
+		process.kill(-child.pid, 'SIGTERM');
+	} catch {
+		return;
+	}
+	const killer = setTimeout(() => {
+		try {
+			if (child.pid) process.kill(-child.pid, 'SIGKILL');
+		} catch {
+			// already gone
+		}
+	}, graceMs);
+	await exited;
+	clearTimeout(killer);
+}
+
 /** Starts n8n with the package loaded and waits until the editor is accessible. */
 export async function startN8n(
 	options: {
@@ -130,24 +156,7 @@ export async function startN8n(
 	child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	const exited = new Promise<void>((res) => child.once('exit', () => res()));
 
-	const stop = async () => {
-		if (child.exitCode === null && child.pid) {
-			try {
-				process.kill(-child.pid, 'SIGTERM');
-			} catch {
-				// already gone
-			}
-			const killer = setTimeout(() => {
-				try {
-					if (child.pid) process.kill(-child.pid, 'SIGKILL');
-				} catch {
-					// already gone
-				}
-			}, 10000);
-			await exited;
-			clearTimeout(killer);
-		}
-	};
+	const stop = async () => await stopProcessGroup(child, exited, 10000);
 
 	const kill = async () => {
 		if (child.exitCode === null && child.signalCode === null && child.pid) {

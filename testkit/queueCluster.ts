@@ -18,7 +18,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { REPO_ROOT, ensureN8nInstalled, freePort, installPackageInto } from './n8n';
+import {
+	REPO_ROOT,
+	ensureN8nInstalled,
+	freePort,
+	installPackageInto,
+	stopProcessGroup,
+} from './n8n';
 
 /** A child process of the cluster, started in its own process group. */
 export interface ClusterProcess {
@@ -77,23 +83,7 @@ function spawnServer(
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	const exited = new Promise<void>((res) => child.once('exit', () => res()));
-	const stop = async () => {
-		if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
-		try {
-			process.kill(-child.pid, 'SIGTERM');
-		} catch {
-			return;
-		}
-		const killer = setTimeout(() => {
-			try {
-				if (child.pid) process.kill(-child.pid, 'SIGKILL');
-			} catch {
-				// already gone
-			}
-		}, 15000);
-		await exited;
-		clearTimeout(killer);
-	};
+	const stop = async () => await stopProcessGroup(child, exited, 15000);
 	const ready = new Promise<void>((res, rej) => {
 		const timer = setTimeout(() => {
 			rej(

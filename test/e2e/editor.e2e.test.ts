@@ -248,6 +248,20 @@ describe("a merchant's first hour in the n8n editor", () => {
 		await page.waitForSelector('[data-test-id="ndv"]', { state: 'detached' });
 	}
 
+	/** Opens the open panel's Spending Limits "Add Limit" list and returns the limits it offers. */
+	async function spendingLimitChoices(): Promise<string[]> {
+		await page
+			.locator('[data-test-id="ndv"] [data-test-id="parameter-item"]')
+			.filter({ has: page.locator('label[for="spendingLimits"]') })
+			.locator('[data-test-id="collection-parameter-add"]')
+			.click();
+		const options = page
+			.locator('[data-test-id="collection-parameter-option"]')
+			.filter({ visible: true });
+		await options.first().waitFor();
+		return (await options.allInnerTexts()).map(firstLine);
+	}
+
 	/** The text under a field (its hint), read from the visible parameter item with that label. */
 	async function fieldText(label: string): Promise<string> {
 		const item = page
@@ -281,17 +295,7 @@ describe("a merchant's first hour in the n8n editor", () => {
 		expect(panel).toMatch(/As a tool this operation moves no money/);
 		await page.screenshot({ path: join(SHOTS, 'tool-disbursement-create.png') });
 		// The limits a payout tool can be given, per call, per execution and per chat session.
-		await page
-			.locator('[data-test-id="ndv"] [data-test-id="parameter-item"]')
-			.filter({ has: page.locator('label[for="spendingLimits"]') })
-			.locator('[data-test-id="collection-parameter-add"]')
-			.click();
-		const options = page
-			.locator('[data-test-id="collection-parameter-option"]')
-			.filter({ visible: true });
-		await options.first().waitFor();
-		const limits = await options.allInnerTexts();
-		expect(limits.map(firstLine)).toEqual([
+		expect(await spendingLimitChoices()).toEqual([
 			'Allowed Currencies',
 			'Allowed Networks',
 			'Allowed Recipients',
@@ -310,16 +314,7 @@ describe("a merchant's first hour in the n8n editor", () => {
 
 	it('in a workflow, a payout offers its limits per call and execution, and none per chat session (a tool-only notion)', async () => {
 		await openPanel('disbursement create');
-		await page
-			.locator('[data-test-id="ndv"] [data-test-id="parameter-item"]')
-			.filter({ has: page.locator('label[for="spendingLimits"]') })
-			.locator('[data-test-id="collection-parameter-add"]')
-			.click();
-		const options = page
-			.locator('[data-test-id="collection-parameter-option"]')
-			.filter({ visible: true });
-		await options.first().waitFor();
-		expect((await options.allInnerTexts()).map(firstLine)).toEqual([
+		expect(await spendingLimitChoices()).toEqual([
 			'Allowed Currencies',
 			'Allowed Networks',
 			'Allowed Recipients',

@@ -79,6 +79,30 @@ describe('failure codes', () => {
 		expect(out.map((o) => o.reason)).toEqual([expect.any(String), expect.any(String)]);
 	});
 
+	it('refunds: a reversal the network refuses, and a payment that cannot be refunded, have their codes', async () => {
+		const intent = await sb.createIntent({ amount: 1500 });
+		const unpaid = await run('refund-create.json', [{ paymentId: intent.reference }]);
+		await sb.post(`/pay/${intent.reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
+		await settled(intent.key);
+		// The sandbox refuses the reversal of a refund whose reason says "fail": a 2xx with status FAILED.
+		const rejected = await run('refund-create.json', [
+			{ paymentId: intent.reference, amount: 100, reason: 'fail on purpose' },
+		]);
+		const [unpaidItem] = unpaid.output('Little Pay').map((o) => o.json);
+		const [rejectedItem] = rejected.output('Little Pay').map((o) => o.json);
+		expect([unpaidItem.failureCode, unpaidItem.retry]).toEqual(['not-refundable', 'no']);
+		expect(rejectedItem).toMatchObject({
+			status: 'FAILED',
+			failureCode: 'refund-rejected',
+			retry: 'no',
+			message: expect.stringContaining('reversal'),
+		});
+		expect(rejectedItem.nextStep).toMatch(/Nothing was refunded/);
+	});
+
 	it('errors: bad input, unknown records, refused credentials, rate limits and gateway errors have their codes', async () => {
 		const badInput = await run('disbursement-create.json', [
 			{ method: 'MPESA', amount: 500, to: '12', key: newKey('bad') },

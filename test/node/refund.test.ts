@@ -141,6 +141,9 @@ describe('Refund: Create', () => {
 				status: 'FAILED',
 				message: expect.any(String),
 				reason: 'fail please',
+				failureCode: 'refund-rejected',
+				retry: 'no',
+				nextStep: expect.stringContaining('Nothing was refunded'),
 			},
 			pairedItem: { item: 0 },
 		});

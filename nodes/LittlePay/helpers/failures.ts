@@ -17,6 +17,8 @@ export type FailureCode =
 	| 'authentication-failed'
 	| 'recipient-not-registered'
 	| 'recipient-limit'
+	| 'refund-rejected'
+	| 'not-refundable'
 	| 'invalid-input'
 	| 'limit-refused'
 	| 'credentials'
@@ -67,6 +69,14 @@ export const FAILURES: Record<FailureCode, { retry: RetryRule; next: string }> =
 		retry: 'check-first',
 		next: "The recipient's wallet refused the amount: pay less, or later, with a new key",
 	},
+	'refund-rejected': {
+		retry: 'no',
+		next: 'Nothing was refunded: the network refused the reversal. Pay the payer back another way, or ask Little Pay',
+	},
+	'not-refundable': {
+		retry: 'no',
+		next: "Look the payment up: only a completed payment's unrefunded amount can be refunded",
+	},
 	'invalid-input': { retry: 'no', next: 'Fix the field named in the error; nothing was sent' },
 	'limit-refused': {
 		retry: 'no',
@@ -107,6 +117,7 @@ const TEXTS: Array<[RegExp, FailureCode]> = [
 	[/declined|do not honou?r/i, 'card-declined'],
 	[/not registered/i, 'recipient-not-registered'],
 	[/limit/i, 'recipient-limit'],
+	[/reversal|refund/i, 'refund-rejected'],
 ];
 
 /** The code of a failure the gateway reported in words (a FAILED payment, a failed payout). */
@@ -127,6 +138,8 @@ export function failureOfError(error: unknown): FailureCode {
 	if (status === 401 || status === 403) return 'credentials';
 	if (status === 404) return 'not-found';
 	if (status === 409) return 'duplicate-key';
+	// Little Pay refuses a refund of an unpaid or already refunded payment with a business-rule error.
+	if ((status === 422 || status === 400) && /refund/i.test(message)) return 'not-refundable';
 	if (status === 422 || status === 400) return 'rule-refused';
 	if (status === 429) return 'rate-limited';
 	if (status >= 500) return 'gateway-error';

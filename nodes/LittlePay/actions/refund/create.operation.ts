@@ -8,6 +8,7 @@ import { paymentIdField, readPaymentId } from '../payment/fields';
 import { getPaymentRecord } from '../../transport/gateway';
 import { earlierRefund, sendRefundOnce } from '../../money/once';
 import { invalidInput } from '../../errors';
+import { failureFields, failureOfText } from '../../helpers/failures';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -122,5 +123,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		status: data.status,
 		message: data.message,
 		reason: reason === '' ? null : reason,
+		// A refund Little Pay answers FAILED is a 2xx: the code says nothing was refunded.
+		...(data.status === 'FAILED' ? failureFields(failureOfText(data.message)) : {}),
 	}));
 }

@@ -385,6 +385,21 @@ describe('Little Pay Trigger webhook', () => {
 			expect(noTokenConfigured.response.status).toBe(401);
 		});
 
+		it('give a refund that failed later its failure code and next step', async () => {
+			const failed = {
+				...refundBody,
+				status: 'FAILED',
+				message: 'Refund failed: the provider rejected the reversal',
+			};
+			const call = await callWebhook(newTriggerState(), params, signed(failed));
+			expect(call.result.workflowData![0][0].json).toMatchObject({
+				event: 'refund.failed',
+				failureCode: 'refund-rejected',
+				retry: 'no',
+				nextStep: expect.stringContaining('Nothing was refunded'),
+			});
+		});
+
 		it('accept a validly signed refund and refuse a forged one', async () => {
 			const ok = await callWebhook(newTriggerState(), params, signed(refundBody));
 			expect(ok.result.workflowData![0][0].json).toMatchObject({

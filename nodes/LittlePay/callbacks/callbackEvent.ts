@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import { failureFields, failureOfText } from '../helpers/failures';
 import { BILLING_ADDRESS_FIELDS } from '../helpers/validation';
 
 export type CallbackKind = 'payment' | 'refund';
@@ -90,6 +91,9 @@ export function callbackToItem(
 	if (callback.kind === 'refund') {
 		item.reason = b.reason ?? null;
 		item.message = b.message ?? null;
+		// A pending refund that failed later: the same code as a refund answered FAILED at once.
+		if (callback.event === 'refund.failed')
+			Object.assign(item, failureFields(failureOfText(b.message)));
 	}
 	return item;
 }

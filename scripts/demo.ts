@@ -37,7 +37,7 @@ async function main(): Promise<void> {
 			`n8n editor:  ${n8n.url}`,
 			`Login:       ${OWNER.email} / ${OWNER.password}`,
 			`Sandbox:     ${sandbox.baseUrl}  (test numbers and cards: sandbox/README.md)`,
-			`Mailbox:     ${mailbox.url}  (Human review emails of the refund agent, example 8)`,
+			`Mailbox:     ${mailbox.url}  (example 8's Human review e-mails, example 9's refused-callback alerts)`,
 			`Public key:  ${sandbox.baseUrl}/sandbox/merchant  (publicKeyPem: a new Little Pay Trigger's Options > Public Key)`,
 			'Workflows:',
 			...imported.map((w) => `  - ${w}`),

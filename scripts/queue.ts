@@ -58,7 +58,7 @@ async function main(): Promise<void> {
 			`  Postgres ${cluster.postgres.major}: 127.0.0.1:${cluster.postgres.port}, Redis: 127.0.0.1:${cluster.redis.port}`,
 			`  folder: ${cluster.dir} (deleted on exit)`,
 			`Sandbox:  ${sandbox.baseUrl}`,
-			`Mailbox:  ${mailbox.url}  (Human review emails of the refund agent, example 8)`,
+			`Mailbox:  ${mailbox.url}  (example 8's Human review e-mails, example 9's refused-callback alerts)`,
 			'Workflows:',
 			...imported.map((w) => `  - ${w}`),
 			'',

@@ -12,9 +12,11 @@ import { chromium } from 'playwright-core';
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../testkit/n8n';
+import { startMailSink } from '../../testkit/mailSink';
 import {
 	createSandboxIntent,
 	loadExample,
+	mailboxCredential,
 	runViaWebhook,
 	runWorkflowViaWebhook,
 	sandboxCredentials,
@@ -607,6 +609,69 @@ describe('the package in a real n8n server', () => {
 			);
 		} finally {
 			await api.http.post(`/rest/workflows/${id}/deactivate`, {});
+		}
+	});
+
+	it("example 9 e-mails the operator when a wrong public key refuses Little Pay's genuine callbacks, naming the cause", async () => {
+		const mailbox = await startMailSink();
+		const ids = await sandboxCredentials(api, sandbox, 'example 9');
+		const smtpId = await mailboxCredential(api, mailbox.smtpPort);
+		// The key Little Pay signs with is not the one pasted into the trigger, as after a key rotation.
+		const wrongKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+		const workflow = loadExample('9-refused-callback-alert.json', {
+			SANDBOX_PUBLIC_KEY: wrongKey.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+			SMTP_CREDENTIAL_ID: smtpId,
+		});
+		const { id, versionId } = await api.createWorkflow(workflow);
+		await api.activateWorkflow(id, versionId);
+		const webhookId = (workflow.nodes as Array<{ webhookId?: string }>)[0].webhookId;
+		const url = `${n8n.url}/webhook/${String(webhookId)}/littlepay`;
+		await waitFor('the production webhook', async () => {
+			const probe = await axios.post(url, '', { validateStatus: () => true });
+			return probe.status === 404 ? undefined : probe.status;
+		});
+		try {
+			const started = Date.now();
+			const references: string[] = [];
+			for (const n of [1, 2]) {
+				const reference = await createSandboxIntent(sandbox, {
+					amount: 700,
+					description: 'Example 9',
+					key: `ex9p${n}${randomUUID().replace(/-/g, '').slice(0, 6)}`,
+					callbackUrl: url,
+				});
+				await axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, {
+					type: 'MPESA',
+					payment: { mobile: '254712345670' },
+				});
+				references.push(reference);
+			}
+			const refused = await waitFor('both genuine callbacks to be refused', async () => {
+				const callbacks = (await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
+					.callbacks as Array<{ url: string; status?: number }>;
+				const mine = callbacks.filter((c) => c.url === url && c.status !== undefined);
+				return mine.length >= 2 ? mine : undefined;
+			});
+			expect(refused.filter((c) => c.status !== 401)).toEqual([]);
+			const mail = await waitFor('the alert e-mail', async () => mailbox.messages()[0]);
+			const alertedInMs = Date.now() - started;
+			expect(mail.to).toEqual(['operator@example.com']);
+			expect(mail.subject).toMatch(/^Little Pay callbacks refused: bad-signature/);
+			expect(mail.html).toContain('The public key looks rotated or wrong');
+			expect(mail.html).toContain('Options > Public Key');
+			// One alert per reason per window: the second refused payment sends no second e-mail.
+			await new Promise((resolve) => setTimeout(resolve, 2000));
+			expect(mailbox.messages()).toHaveLength(1);
+			// Nothing ran for the payments themselves: the only execution is the alert's.
+			const executions = await api.executions(id);
+			expect(executions).toHaveLength(1);
+			process.stdout.write(
+				`example-9: 2 genuine callbacks refused (401), 1 alert e-mail ${alertedInMs} ms after the first payment\n`,
+			);
+		} finally {
+			await api.http.post(`/rest/workflows/${id}/deactivate`, {});
+			await mailbox.close();
 		}
 	});
 

@@ -241,6 +241,7 @@ export async function benchCallbacks(): Promise<void> {
 		const paced = new Map<Side, number[]>([
 			['trigger', []],
 			['plain', []],
+			['plain+isolate', []],
 		]);
 		const times = await measure({}, ['trigger', 'plain', 'plain+isolate'], ROUNDS, paced);
 		report(' (n8n defaults)', times);
@@ -257,6 +258,21 @@ export async function benchCallbacks(): Promise<void> {
 		const p = stats(times.get('plain')!);
 		result('callbacks.ack_p50_ratio_vs_webhook', t.p50 / p.p50, '<=1.2', t.p50 / p.p50 <= 1.2);
 		result('callbacks.ack_p99_ratio_vs_webhook', t.p99 / p.p99, '<=1.2', t.p99 / p.p99 <= 1.2);
+		// At a gateway's steady pace, against n8n's Webhook node with one expression (it takes an isolate too).
+		const pt = stats(paced.get('trigger')!);
+		const pe = stats(paced.get('plain+isolate')!);
+		result(
+			'callbacks.paced_ack_p50_ratio_vs_webhook_expression',
+			pt.p50 / pe.p50,
+			'<=1.5',
+			pt.p50 / pe.p50 <= 1.5,
+		);
+		result(
+			'callbacks.paced_ack_p99_ratio_vs_webhook_expression',
+			pt.p99 / pe.p99,
+			'<=2',
+			pt.p99 / pe.p99 <= 2,
+		);
 	} finally {
 		agent.destroy();
 	}

@@ -121,6 +121,7 @@ describe("a merchant's first hour in the n8n editor", () => {
 	let browser: Browser;
 	let page: Page;
 	let workflowId: string;
+	let schemaWorkflowId: string;
 	const consoleErrors: string[] = [];
 
 	beforeAll(async () => {
@@ -183,6 +184,40 @@ describe("a merchant's first hour in the n8n editor", () => {
 			webhookId: '5b0e2a57-6a51-4c1b-9d7e-0c1b8e2f4a10',
 		});
 		workflowId = (await api.createWorkflow({ name: 'Every panel', nodes, connections: {} })).id;
+		// A payout with a node after it: that node's input panel previews the payout's output schema.
+		schemaWorkflowId = (
+			await api.createWorkflow({
+				name: 'Schema preview',
+				nodes: [
+					{
+						name: 'Start',
+						type: 'n8n-nodes-base.manualTrigger',
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: {},
+					},
+					{
+						name: 'Pay Out',
+						type: 'n8n-nodes-littlepay.littlePay',
+						typeVersion: 1,
+						position: [260, 0],
+						parameters: { resource: 'disbursement', operation: 'create' },
+						credentials: { littlePayApiKeyApi: { id: apiKeyId, name: 'Little Pay (API key)' } },
+					},
+					{
+						name: 'After the Payout',
+						type: 'n8n-nodes-base.noOp',
+						typeVersion: 1,
+						position: [520, 0],
+						parameters: {},
+					},
+				],
+				connections: {
+					Start: { main: [[{ node: 'Pay Out', type: 'main', index: 0 }]] },
+					'Pay Out': { main: [[{ node: 'After the Payout', type: 'main', index: 0 }]] },
+				},
+			})
+		).id;
 
 		browser = await chromium.launch({
 			executablePath: '/usr/bin/chromium',
@@ -395,6 +430,48 @@ describe("a merchant's first hour in the n8n editor", () => {
 		);
 		await page.keyboard.press('Escape');
 		await closePanel();
+	});
+
+	it("a tool's Description ends in a short placeholder for the limits, not in JavaScript", async () => {
+		await openPanel('Pay out as a tool');
+		const description = await fieldText('Description');
+		expect(description).toMatch(/Amounts are in the currency's main unit/);
+		expect(description).toMatch(/\{\{ \$parameter\.limitsInForce \}\}/);
+		expect(description).not.toMatch(/=>|const |parts\.push/);
+		await closePanel();
+	});
+
+	it("the node after a payout previews the payout's fields before any run, from the schema the package ships", async () => {
+		const schemas: Array<{ url: string; status: number }> = [];
+		const onResponse = (response: { url: () => string; status: () => number }) => {
+			if (response.url().includes('/schemas/'))
+				schemas.push({ url: response.url(), status: response.status() });
+		};
+		page.on('response', onResponse);
+		try {
+			await page.goto(`${n8n.url}/workflow/${schemaWorkflowId}`);
+			await page.waitForSelector('[data-test-id="canvas-node"]');
+			await page
+				.locator('[data-test-id="canvas-node"][data-node-name="After the Payout"]')
+				.dblclick();
+			await page.waitForSelector('[data-test-id="ndv"]');
+			const input = page.locator('[data-test-id="ndv-input-panel"]');
+			await input.getByText('failureCode').first().waitFor({ timeout: 20000 });
+			const text = await input.innerText();
+			for (const field of ['outcome', 'amount', 'fee', 'alreadyExisted'])
+				expect(text).toContain(field);
+			await page.screenshot({ path: join(SHOTS, 'schema-preview-pay-out.png') });
+			await closePanel();
+		} finally {
+			page.off('response', onResponse);
+		}
+		expect(schemas).toContainEqual({
+			url: expect.stringMatching(
+				/\/schemas\/n8n-nodes-littlepay\.littlePay\/1\.0\.0\/disbursement\/create\.json$/,
+			),
+			status: 200,
+		});
+		expect(schemas.filter((s) => s.status !== 200)).toEqual([]);
 	});
 
 	it('the trigger says how to produce a test event and where its Production URL is', async () => {

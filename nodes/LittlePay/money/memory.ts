@@ -160,6 +160,7 @@ function stableJson(value: unknown): string {
 /** Parameters that set the tool up rather than say what one call asks for. */
 const SETUP_PARAMETERS = new Set([
 	'toolDescription',
+	'limitsInForce',
 	'descriptionType',
 	'allowMoneyMoves',
 	'spendingLimits',

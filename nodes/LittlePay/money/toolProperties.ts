@@ -12,7 +12,10 @@ const NUMBERS =
 const REFUSALS =
 	'A call outside the limits returns refused: true with the reason and the limit, and sends nothing: tell the user, do not retry it or split it into smaller ones. An identical call repeated in the same agent run or chat session (over MCP: within an hour) returns the first answer (repeated: true) and moves no money again.';
 
-/** The limits in force, as n8n renders the default tool description (an expression over the node's own limits). */
+/**
+ * The limits in force, in words, for the default tool description: an expression over the node's own
+ * limits, kept in a hidden field so the Description box a merchant edits ends in a short placeholder.
+ */
 const LIMITS_IN_FORCE = [
 	'{{ (() => { const l = $parameter.spendingLimits || {}; const parts = [];',
 	"if (l.maxAmount) parts.push('at most ' + l.maxAmount + ' per call');",
@@ -33,7 +36,7 @@ function moneyDescription(resource: string, what: string): INodeProperties {
 		name: 'toolDescription',
 		type: 'string',
 		typeOptions: { rows: 4 },
-		default: `=${what} ${UNITS} ${resource === 'refund' ? '' : `${NUMBERS} `}${REFUSALS} ${LIMITS_IN_FORCE}`,
+		default: `=${what} ${UNITS} ${resource === 'refund' ? '' : `${NUMBERS} `}${REFUSALS} {{ $parameter.limitsInForce }}`,
 		description:
 			'Explain to the AI model what this tool does; the default states units, number formats and the limits in force',
 		displayOptions: { show: { '@tool': [true] } },
@@ -94,6 +97,13 @@ export function moneyFields(resource: string, toolSummary: string): INodePropert
 			displayOptions: { hide: { '@tool': [true] } },
 		},
 		moneyDescription(resource, toolSummary),
+		{
+			displayName: 'Limits in Force',
+			name: 'limitsInForce',
+			type: 'hidden',
+			default: `=${LIMITS_IN_FORCE}`,
+			displayOptions: { show: { '@tool': [true] } },
+		},
 	];
 }
 

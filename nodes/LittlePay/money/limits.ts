@@ -256,6 +256,39 @@ function upperList(value: unknown): string[] | undefined {
 	return list.length > 0 ? list : undefined;
 }
 
+/** The limits that are numbers, in the order a bad value is reported. */
+const NUMBER_LIMITS = [
+	'maxAmount',
+	'maxTotalPerExecution',
+	'maxCountPerExecution',
+	'maxTotalPerSession',
+	'maxCountPerSession',
+] as const;
+type NumberLimit = (typeof NUMBER_LIMITS)[number];
+
+/** Reads one source's limits from its values (parameters or credential fields), checking each. */
+function readLimits(
+	node: INode,
+	itemIndex: number,
+	source: LimitSource,
+	values: IDataObject,
+	kind: MoveKind,
+	fields: readonly NumberLimit[],
+	label: (field: NumberLimit) => string,
+): LimitSet {
+	const where = source === 'node' ? 'the Spending Limits' : 'the Little Pay (API Key) credential';
+	const limits: LimitSet = { source };
+	for (const field of fields)
+		limits[field] = limitNumber(node, itemIndex, values[field], label(field), where);
+	limits.currencies = upperList(values.allowedCurrencies);
+	limits.networks = upperList(values.allowedNetworks);
+	limits.recipients =
+		kind === 'payout'
+			? recipientPatterns(node, itemIndex, values.allowedRecipients, where)
+			: undefined;
+	return limits;
+}
+
 /**
  * The node's Spending Limits, read from the node's stored parameters rather than evaluated: a limit
  * must be a fixed value, since an expression could be steered by the data or by a model ($fromAI).
@@ -284,45 +317,15 @@ export function nodeLimits(
 			);
 		}
 	}
-	const where = 'the Spending Limits';
-	return {
-		source: 'node',
-		maxAmount: limitNumber(node, itemIndex, limits.maxAmount, 'Max Amount', where),
-		maxTotalPerExecution: limitNumber(
-			node,
-			itemIndex,
-			limits.maxTotalPerExecution,
-			'Max Total per Execution',
-			where,
-		),
-		maxCountPerExecution: limitNumber(
-			node,
-			itemIndex,
-			limits.maxCountPerExecution,
-			'Max Count per Execution',
-			where,
-		),
-		maxTotalPerSession: limitNumber(
-			node,
-			itemIndex,
-			limits.maxTotalPerSession,
-			NODE_LIMIT_FIELDS.maxTotalPerSession,
-			where,
-		),
-		maxCountPerSession: limitNumber(
-			node,
-			itemIndex,
-			limits.maxCountPerSession,
-			NODE_LIMIT_FIELDS.maxCountPerSession,
-			where,
-		),
-		currencies: upperList(limits.allowedCurrencies),
-		networks: upperList(limits.allowedNetworks),
-		recipients:
-			kind === 'payout'
-				? recipientPatterns(node, itemIndex, limits.allowedRecipients, where)
-				: undefined,
-	};
+	return readLimits(
+		node,
+		itemIndex,
+		'node',
+		limits,
+		kind,
+		NUMBER_LIMITS,
+		(field) => NODE_LIMIT_FIELDS[field],
+	);
 }
 
 const CREDENTIAL_MAX_BY_KIND: Record<MoveKind, [string, string]> = {
@@ -337,48 +340,23 @@ export async function credentialLimits(
 	itemIndex: number,
 	kind: MoveKind,
 ): Promise<LimitSet> {
-	const node = context.getNode();
 	const data = await credentialData(context, 'littlePayApiKeyApi', itemIndex);
-	const where = 'the Little Pay (API Key) credential';
 	const [maxField, maxLabel] = CREDENTIAL_MAX_BY_KIND[kind];
-	return {
-		source: 'credential',
-		maxAmount: limitNumber(node, itemIndex, data[maxField], maxLabel, where),
-		maxTotalPerExecution: limitNumber(
-			node,
-			itemIndex,
-			data.maxTotalPerExecution,
-			'Max Total per Execution',
-			where,
-		),
-		maxCountPerExecution: limitNumber(
-			node,
-			itemIndex,
-			data.maxCountPerExecution,
-			'Max Count per Execution',
-			where,
-		),
-		currencies: upperList(data.allowedCurrencies),
-		networks: upperList(data.allowedNetworks),
-		recipients:
-			kind === 'payout'
-				? recipientPatterns(node, itemIndex, data.allowedRecipients, where)
-				: undefined,
-	};
+	// The credential has one maximum per kind of move and no chat-session limits.
+	return readLimits(
+		context.getNode(),
+		itemIndex,
+		'credential',
+		{ ...data, maxAmount: data[maxField] } as IDataObject,
+		kind,
+		['maxAmount', 'maxTotalPerExecution', 'maxCountPerExecution'],
+		(field) => (field === 'maxAmount' ? maxLabel : NODE_LIMIT_FIELDS[field]),
+	);
 }
 
 /** Whether a set holds any limit at all. */
 export function hasLimits(limits: LimitSet): boolean {
-	return (
-		limits.maxAmount !== undefined ||
-		limits.maxTotalPerExecution !== undefined ||
-		limits.maxCountPerExecution !== undefined ||
-		limits.maxTotalPerSession !== undefined ||
-		limits.maxCountPerSession !== undefined ||
-		limits.currencies !== undefined ||
-		limits.networks !== undefined ||
-		limits.recipients !== undefined
-	);
+	return Object.entries(limits).some(([field, value]) => field !== 'source' && value !== undefined);
 }
 
 /** Whether a normalised number matches an allowlist pattern (digits, `*` for any digits). */

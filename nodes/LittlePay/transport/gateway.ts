@@ -1,6 +1,50 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { expectSuccess, paymentStatusPath, readLittlePay } from './index';
+import type { LittlePayRequest } from './index';
+
+/** Little Pay's disbursement (payout) path: by id or key, or without one the create path. */
+export function payoutPath(idOrKey?: string): string {
+	return idOrKey === undefined
+		? '/api/disbursements'
+		: `/api/disbursements/${encodeURIComponent(idOrKey)}`;
+}
+
+/** The read of one payout record by id or key, as the money rules, the dry run and the waits send it. */
+export function payoutRecordRequest(itemIndex: number, idOrKey: string): LittlePayRequest {
+	return {
+		credential: 'littlePayApiKeyApi',
+		method: 'GET',
+		path: payoutPath(idOrKey),
+		disbursement: true,
+		itemIndex,
+	};
+}
+
+/** Reads one payout's status record by its ID or key (a read: retried on 429, 5xx and lost answers). */
+export async function getPayoutRecord(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	idOrKey: string,
+): Promise<IDataObject> {
+	const response = await readLittlePay(context, payoutRecordRequest(itemIndex, idOrKey));
+	return expectSuccess(context, response, itemIndex);
+}
+
+/** Reads the withdrawal charges table (networks, limits, fee tiers). */
+export async function getPayoutCharges(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): Promise<IDataObject> {
+	const response = await readLittlePay(context, {
+		credential: 'littlePayApiKeyApi',
+		method: 'GET',
+		path: payoutPath('charges'),
+		disbursement: true,
+		itemIndex,
+	});
+	return expectSuccess(context, response, itemIndex);
+}
 
 /** Reads a payment status record by reference or key, optionally holding one long poll. */
 export async function getPaymentRecord(

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { expectSuccess, perRunCache, readLittlePay } from '../../transport';
+import { perRunCache } from '../../transport';
+import { getPayoutCharges } from '../../transport/gateway';
 import { invalidInput } from '../../errors';
 
 /** A network's payout limits and the fee for one amount. */
@@ -13,27 +14,12 @@ export interface NetworkQuote {
 // One read of the charges table per node run: a 1,000-item payout run checks limits once, not 1,000 times.
 const chargesForRun = perRunCache<IDataObject>();
 
-/** Reads the withdrawal charges table (networks, limits, fee tiers). */
-export async function getCharges(
-	context: IExecuteFunctions,
-	itemIndex: number,
-): Promise<IDataObject> {
-	const response = await readLittlePay(context, {
-		credential: 'littlePayApiKeyApi',
-		method: 'GET',
-		path: '/api/disbursements/charges',
-		disbursement: true,
-		itemIndex,
-	});
-	return expectSuccess(context, response, itemIndex);
-}
-
 /** The charges table, read once per node run and shared by its items. */
 export async function getChargesForRun(
 	context: IExecuteFunctions,
 	itemIndex: number,
 ): Promise<IDataObject> {
-	return chargesForRun(context, 'charges', () => getCharges(context, itemIndex));
+	return chargesForRun(context, 'charges', () => getPayoutCharges(context, itemIndex));
 }
 
 /** Looks up a network's limits and the fee tier for an amount (the first tier at or above it). */

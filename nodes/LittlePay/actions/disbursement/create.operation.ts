@@ -8,6 +8,7 @@ import type {
 import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { enforceLimits } from '../../money/guard';
 import { expectSuccess } from '../../transport';
+import { payoutPath, payoutRecordRequest } from '../../transport/gateway';
 import { concurrencyOption, optionsCollection, showFor } from '../common';
 import type { OperationMeta } from '../common';
 import { limitRefusal, quoteFor } from './charges';
@@ -126,13 +127,7 @@ export function concurrency(this: IExecuteFunctions): number {
 /** The key lookup a payout makes before it is sent, and whether it makes one. */
 function keyLookup(context: IExecuteFunctions, itemIndex: number, key: string) {
 	return {
-		request: {
-			credential: 'littlePayApiKeyApi' as const,
-			method: 'GET' as const,
-			path: `/api/disbursements/${key}`,
-			disbursement: true,
-			itemIndex,
-		},
+		request: payoutRecordRequest(itemIndex, key),
 		key,
 		// A key from the data may have been paid by an earlier execution (the same sheet run again).
 		// Little Pay does not document what it does with a reused key, so it is looked up before
@@ -202,7 +197,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		{
 			credential: 'littlePayApiKeyApi',
 			method: 'POST',
-			path: '/api/disbursements',
+			path: payoutPath(),
 			body: { amount, method, currency, key, details: { to, accountType: 'MOBILE' } },
 			disbursement: true,
 			itemIndex,

@@ -4,7 +4,7 @@ import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { optionsCollection, showFor } from '../common';
 import type { OperationMeta } from '../common';
 import { payoutIdField, readPayoutId } from './fields';
-import { lookupPayout } from './settlement';
+import { getPayoutRecord } from '../../transport/gateway';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -28,7 +28,7 @@ export const description: INodeProperties[] = showFor('disbursement', 'get', [
 
 /** Reads a payout by the ID returned at creation or by its key, as a payout item (outcome, reason, ...). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const record = await lookupPayout(this, itemIndex, readPayoutId(this, itemIndex));
+	const record = await getPayoutRecord(this, itemIndex, readPayoutId(this, itemIndex));
 	const result = payoutItem(record, outcomeOfRecord(record.status));
 	if (this.getNodeParameter('options.includeRecord', itemIndex, false) as boolean)
 		result.raw = record;

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { getCharges } from './charges';
+import { getPayoutCharges } from '../../transport/gateway';
 import type { OperationMeta } from '../common';
 
 /** What the registry knows of this operation (actions/registry.ts). */
@@ -12,5 +12,5 @@ export const description: INodeProperties[] = [];
 
 /** Lists networks, their payout limits and fee tiers. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return getCharges(this, itemIndex);
+	return getPayoutCharges(this, itemIndex);
 }

@@ -2,6 +2,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { expectSuccess, readLittlePay } from '../../transport';
+import { payoutRecordRequest } from '../../transport/gateway';
 import { getChargesForRun, limitRefusal, quoteFromCharges } from './charges';
 import { readPayoutRequest } from './fields';
 import type { PayoutRequest } from './fields';
@@ -57,13 +58,7 @@ export async function checkPayoutRow(
 	const refusal = limitRefusal(request.method, request.amount, quote);
 	if (refusal) return refused(`Amount ${refusal}`);
 	if (typeof row.key === 'string') {
-		const found = await readLittlePay(context, {
-			credential: 'littlePayApiKeyApi',
-			method: 'GET',
-			path: `/api/disbursements/${row.key}`,
-			disbursement: true,
-			itemIndex,
-		});
+		const found = await readLittlePay(context, payoutRecordRequest(itemIndex, row.key));
 		if (found.statusCode !== 404) {
 			const record = expectSuccess(context, found, itemIndex);
 			const { amount, method, currency, to } = request;

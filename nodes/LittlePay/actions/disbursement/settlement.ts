@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { isUnsettled, updatePayoutItem } from '../../helpers/payoutOutcome';
-import { expectSuccess, pauseUnlessCancelled, readLittlePay } from '../../transport';
+import { pauseUnlessCancelled } from '../../transport';
+import { getPayoutRecord } from '../../transport/gateway';
 import { forEachAtMost } from '../../helpers/pool';
 import { invalidInput, cancelledError } from '../../errors';
 
@@ -39,22 +40,6 @@ export function readSettleTimeout(context: IExecuteFunctions, itemIndex: number)
 
 const WAIT_CANCELLED = 'Execution cancelled while waiting for payouts';
 
-/** Reads one payout's status record by its ID or key (a read: retried on 429, 5xx and lost answers). */
-export async function lookupPayout(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	idOrKey: string,
-): Promise<IDataObject> {
-	const response = await readLittlePay(context, {
-		credential: 'littlePayApiKeyApi',
-		method: 'GET',
-		path: `/api/disbursements/${encodeURIComponent(idOrKey)}`,
-		disbursement: true,
-		itemIndex,
-	});
-	return expectSuccess(context, response, itemIndex);
-}
-
 /** A payout a run waits for: its item, and its output item, which the wait updates in place. */
 export interface AwaitedPayout {
 	itemIndex: number;
@@ -86,7 +71,7 @@ export async function waitForSettlement(
 		await forEachAtMost(waiting, concurrency, async (payout) => {
 			const idOrKey = String(payout.result.id ?? payout.result.key);
 			try {
-				updatePayoutItem(payout.result, await lookupPayout(context, payout.itemIndex, idOrKey));
+				updatePayoutItem(payout.result, await getPayoutRecord(context, payout.itemIndex, idOrKey));
 			} catch {
 				// No answer or an error answer: still unknown, asked again next round.
 				if (context.getExecutionCancelSignal()?.aborted)

@@ -6,15 +6,11 @@ import type {
 } from 'n8n-workflow';
 
 import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
+import { getPayoutRecord } from '../../transport/gateway';
 import { concurrencyOption, optionsCollection, showFor } from '../common';
 import type { OperationMeta } from '../common';
 import { payoutIdField, readPayoutId } from './fields';
-import {
-	lookupPayout,
-	readSettleTimeout,
-	settleTimeoutField,
-	waitForSettlement,
-} from './settlement';
+import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -42,7 +38,7 @@ export function concurrency(this: IExecuteFunctions): number {
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	// Checked before the first lookup: the wait runs after every item has been looked up.
 	readSettleTimeout(this, 0);
-	const record = await lookupPayout(this, itemIndex, readPayoutId(this, itemIndex));
+	const record = await getPayoutRecord(this, itemIndex, readPayoutId(this, itemIndex));
 	return payoutItem(record, outcomeOfRecord(record.status));
 }
 

@@ -2,6 +2,7 @@
 // Prints `RESULT <name> value=<x> target=<y> ok|FAIL` lines; exits non-zero if any says FAIL.
 import { benchCallbackFaults } from './callbackFaults';
 import { benchCallbacks } from './callbacks';
+import { benchDataTableRace } from './dataTableRace';
 import { failureCount } from './lib';
 import { benchNodeOverhead } from './nodeOverhead';
 import { benchPausedWaits } from './pausedWaits';
@@ -16,6 +17,7 @@ import { benchWaiting } from './waiting';
 const benches: Record<string, () => Promise<void>> = {
 	callbackFaults: benchCallbackFaults,
 	callbacks: benchCallbacks,
+	dataTableRace: benchDataTableRace,
 	nodeOverhead: benchNodeOverhead,
 	pausedWaits: benchPausedWaits,
 	payouts: benchPayouts,

@@ -227,6 +227,10 @@ describe('the package in a real n8n server', () => {
 			const execution = JSON.stringify(await api.execution(executions[0].id));
 			expect(execution).toContain(reference);
 			expect(execution).toContain('Received KES 1500 via MPESA for order e2eorder0001');
+			// The stored execution keeps the callback's body, never its signature header.
+			const signature = String(proxy.deliveries[0].headers['x-littlepay-signature']);
+			expect(signature.length).toBeGreaterThan(100);
+			expect(execution).not.toContain(signature);
 
 			// The same delivery again (a gateway retry) is acknowledged and starts nothing.
 			const original = proxy.deliveries[0];

@@ -105,6 +105,10 @@ export function amountField(description: string): INodeProperties {
 		default: 0,
 		hint: AMOUNT_HINT,
 		description,
+		builderHint: {
+			propertyHint:
+				"The amount in the currency's main unit, never cents: map the order's total, e.g. {{ $json.total }}; 1500 means KES 1,500",
+		},
 	};
 }
 

@@ -94,6 +94,10 @@ export const spendingLimitsProperty: INodeProperties = {
 	displayName: 'Spending Limits',
 	name: 'spendingLimits',
 	type: 'collection',
+	builderHint: {
+		propertyHint:
+			'Fixed values only, never expressions. Set Max Amount and Max Total per Execution on any payout or refund an AI Agent or a run over many rows can trigger',
+	},
 	placeholder: 'Add Limit',
 	default: {},
 	noDataExpression: true,

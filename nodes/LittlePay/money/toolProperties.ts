@@ -81,6 +81,10 @@ export function moneyFields(resource: string, toolSummary: string): INodePropert
 			displayName: 'Allow Money Moves as a Tool',
 			name: 'allowMoneyMoves',
 			type: 'boolean',
+			builderHint: {
+				propertyHint:
+					'Leave off unless the user asked for an agent that moves money; when on, also set Spending Limits',
+			},
 			default: false,
 			noDataExpression: true,
 			description:

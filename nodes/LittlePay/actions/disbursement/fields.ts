@@ -84,6 +84,10 @@ export const keyFields: INodeProperties[] = [
 			},
 		],
 		default: 'mapped',
+		builderHint: {
+			propertyHint:
+				"Keep 'mapped' and map each row's own payout ID into Key: a generated key pays every row again when the workflow runs again",
+		},
 		// A choice, not a value: an expression here would hide the Key field it decides on.
 		noDataExpression: true,
 		description:
@@ -99,6 +103,10 @@ export const keyFields: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. {{ $json.payoutId }}',
 		hint: "Map each row's own ID, e.g. {{ $json.payoutId }} (letters and digits). Running the workflow again then pays nobody twice.",
+		builderHint: {
+			propertyHint:
+				"Map the row's stable payout ID (letters and digits), never a timestamp or random value: the key is what makes each payout happen once",
+		},
 		description:
 			'Your unique ID for this payout, such as the payout row ID; 8-12 letters and digits recommended',
 		displayOptions: { show: { keySource: ['mapped'] }, hide: { '@tool': [true] } },

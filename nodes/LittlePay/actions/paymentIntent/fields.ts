@@ -45,6 +45,10 @@ export const intentCallbackAndKeyFields: INodeProperties[] = [
 		default: '',
 		placeholder: 'order1001',
 		hint: 'Map your order number (letters and digits) so no new run can charge twice. Empty generates one.',
+		builderHint: {
+			propertyHint:
+				'Map the order ID here (letters and digits only, e.g. {{ $json.orderId }}): Little Pay keeps one payment per key, so running the workflow again charges nobody twice',
+		},
 		description:
 			'Your unique alphanumeric ID for this payment (8-12 characters recommended). An empty Key is generated so that Retry On Fail and Retry from the Executions list reuse it, but a new execution makes new ones.',
 	},

@@ -285,8 +285,8 @@ export class LittlePayTrigger implements INodeType {
 			return { webhookResponse: { received: true, ignored: callback.event ?? 'not-final' } };
 
 		let statusConfirmed: boolean | undefined;
+		let record: IDataObject | undefined;
 		if (this.getNodeParameter('confirmWithStatusApi', false) as boolean) {
-			let record: IDataObject | undefined;
 			try {
 				record = await fetchPaymentStatus(this, String(callback.body.reference));
 			} catch {
@@ -317,7 +317,7 @@ export class LittlePayTrigger implements INodeType {
 		}
 		settleOnAnswer(this, triggerId, eventId);
 
-		const item = callbackToItem(callback, verified, eventId);
+		const item = callbackToItem(callback, verified, eventId, record);
 		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;
 		return {
 			webhookResponse: { received: true, event: callback.event, eventId },

@@ -431,6 +431,29 @@ describe('Little Pay Trigger webhook', () => {
 			expect(state.statusCalls).toEqual(['http://127.0.0.1:1/api/payments-v2/LP-REF-1']);
 		});
 
+		it('gives a failed payment the code of the reason in its status record; without the record, unknown', async () => {
+			const failed = { ...paymentBody, status: 'FAILED' };
+			const state = newTriggerState({
+				'LP-REF-1': { reference: 'LP-REF-1', status: 'FAILED', message: 'Insufficient funds' },
+			});
+			const confirmed = await callWebhook(
+				state,
+				{ ...params, confirmWithStatusApi: true },
+				signed(failed),
+			);
+			expect(confirmed.result.workflowData![0][0].json).toMatchObject({
+				event: 'payment.failed',
+				failureCode: 'insufficient-funds',
+				retry: 'new-attempt',
+			});
+			const alone = await callWebhook(newTriggerState(), params, signed(failed));
+			expect(alone.result.workflowData![0][0].json).toMatchObject({
+				event: 'payment.failed',
+				failureCode: 'unknown',
+				retry: 'check-first',
+			});
+		});
+
 		it('refuses a callback whose status the gateway contradicts, even with verification off', async () => {
 			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'PENDING' } });
 			const unsigned: FakeRequest = {

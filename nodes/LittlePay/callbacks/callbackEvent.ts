@@ -56,11 +56,16 @@ export function callbackEventId(callback: ParsedCallback): string {
 	return createHash('sha256').update(parts.join('|')).digest('hex').slice(0, 32);
 }
 
-/** Builds the one clean item a workflow receives for a callback. */
+/**
+ * Builds the one clean item a workflow receives for a callback. `record` is the payment's status record
+ * when the trigger read it (Confirm With Status API): a payment callback carries no failure reason, the
+ * record's message does.
+ */
 export function callbackToItem(
 	callback: ParsedCallback,
 	verified: Verification,
 	eventId: string,
+	record?: IDataObject,
 ): IDataObject {
 	const b = callback.body;
 	const payload = (
@@ -95,6 +100,10 @@ export function callbackToItem(
 		if (callback.event === 'refund.failed')
 			Object.assign(item, failureFields(failureOfText(b.message)));
 	}
+	// A failed payment attempt: the code comes from the words Little Pay gave, `unknown` without any
+	// (look the payment up: the payer may still pay on the same intent).
+	if (callback.event === 'payment.failed')
+		Object.assign(item, failureFields(failureOfText(record?.message ?? b.message)));
 	return item;
 }
 

@@ -110,11 +110,12 @@ describe('Card (3-D Secure)', () => {
 	});
 
 	it.each([
-		['approve', 'COMPLETED'],
-		['decline', 'FAILED'],
+		['approve', 'COMPLETED', undefined],
+		['decline', 'FAILED', 'authentication-declined'],
+		['abandon', 'FAILED', 'authentication-failed'],
 	])(
-		'builds the step-up page for a challenge card; after the cardholder chooses %s the payment is %s',
-		async (decision, expected) => {
+		'builds the step-up page for a challenge card; after the cardholder chooses %s the payment is %s (%s)',
+		async (decision, expected, failureCode) => {
 			const { reference } = await sb.createIntent();
 			const result = await run('card-step-up.json', [cardItem(reference, CARDS.challenge)]);
 			expect(result.error).toBeUndefined();
@@ -128,26 +129,31 @@ describe('Card (3-D Secure)', () => {
 			expect(html).toContain(`action="${sb.base}/sandbox/3ds/step-up"`);
 			expect(html).toContain(`name="MD" value="${reference}"`);
 			expect(html).toContain(`name="JWT" value="${enrolment.accessToken as string}"`);
-			// What the payer's bank page would do: post the decision with the JWT and MD from the page.
-			const decide = await axios.post(
-				`${sb.base}/sandbox/3ds/step-up/decide`,
-				new URLSearchParams({
-					JWT: String(enrolment.accessToken),
-					MD: reference,
-					decision,
-				}).toString(),
-				{
-					headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-					maxRedirects: 0,
-					validateStatus: () => true,
-				},
-			);
+			// What the payer's bank page would do: post the decision with the JWT and MD from the page
+			// (a payer who abandons the bank's page posts nothing).
+			const decide =
+				decision === 'abandon'
+					? { status: 302 }
+					: await axios.post(
+							`${sb.base}/sandbox/3ds/step-up/decide`,
+							new URLSearchParams({
+								JWT: String(enrolment.accessToken),
+								MD: reference,
+								decision,
+							}).toString(),
+							{
+								headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+								maxRedirects: 0,
+								validateStatus: () => true,
+							},
+						);
 			expect(decide.status).toBeLessThan(400);
 			const processed = await run('card-process.json', [{ reference }]);
 			expect(processed.output('Process')[0].json).toMatchObject({
 				status: expected,
 				provider: 'CARDS',
 			});
+			expect(processed.output('Process')[0].json.failureCode).toBe(failureCode);
 		},
 	);
 

@@ -132,6 +132,35 @@ describe('failure codes', () => {
 		]);
 	});
 
+	it('errors: a key used for another request, a business rule, and a lost answer have their codes', async () => {
+		const existing = await sb.createIntent({ amount: 1500 });
+		const otherRequest = await run('router-payment-intent.json', [
+			{ amount: 700, key: existing.key, callbackUrl: 'http://127.0.0.1:9/callback' },
+		]);
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'GET', pathPrefix: '/api/payments-v2/ruled1', status: 422 }],
+		});
+		const ruled = await run('payment-get-status.json', [{ paymentId: 'ruled1' }]);
+		const paid = await sb.createIntent({ amount: 1500 });
+		await sb.post(`/pay/${paid.reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
+		await settled(paid.key);
+		// The refund is made and its answer lost: a refund has no key, so it is never sent again.
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/api/refund/', drop: 'after', times: 1 }],
+		});
+		const lost = await run('refund-create.json', [{ paymentId: paid.reference, amount: 100 }]);
+		const items = [otherRequest, ruled, lost].map((r) => r.output('Little Pay')[0].json);
+		expect(items.map((i) => [i.failureCode, i.retry])).toEqual([
+			['duplicate-key', 'check-first'],
+			['rule-refused', 'no'],
+			['unknown-outcome', 'check-first'],
+		]);
+		for (const item of items) expect(item.nextStep).toEqual(expect.any(String));
+	});
+
 	it('a text no rule knows is unknown, never a success', () => {
 		expect(failureOfText('Something new happened')).toBe('unknown');
 		expect(failureOfText(undefined)).toBe('unknown');

@@ -134,6 +134,8 @@ export function failureOfError(error: unknown): FailureCode {
 	if (/is unknown|did not answer/.test(message)) return 'unknown-outcome';
 	if (/cancelled/i.test(message)) return 'cancelled';
 	if (/credential is selected/.test(message)) return 'credentials';
+	// The node found the key's record and it is another request: nothing was sent.
+	if (/already belongs to a different/.test(message)) return 'duplicate-key';
 	const status = Number(e.httpCode);
 	if (status === 401 || status === 403) return 'credentials';
 	if (status === 404) return 'not-found';

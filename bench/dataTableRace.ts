@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { N8nApi, startN8n } from '../testkit/n8n';
-import { ensureQueueDependencies, startPostgres } from '../testkit/queueCluster';
+import { ensureQueueDependencies, postgresEnv, startPostgres } from '../testkit/queueCluster';
 import { lastNodeWebhookNode } from '../testkit/workflowParts';
 import { failureCount, mapConcurrent, note, percentile, result } from './lib';
 
@@ -376,14 +376,7 @@ export async function benchDataTableRace(): Promise<void> {
 	try {
 		const postgres = await startPostgres(dir);
 		try {
-			await measure('postgres', {
-				DB_TYPE: 'postgresdb',
-				DB_POSTGRESDB_HOST: '127.0.0.1',
-				DB_POSTGRESDB_PORT: String(postgres.port),
-				DB_POSTGRESDB_DATABASE: postgres.database,
-				DB_POSTGRESDB_USER: postgres.user,
-				DB_POSTGRESDB_PASSWORD: postgres.password,
-			});
+			await measure('postgres', postgresEnv(postgres));
 		} finally {
 			await postgres.process.stop();
 		}

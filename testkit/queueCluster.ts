@@ -127,6 +127,18 @@ export interface PostgresServer {
 	restart: () => Promise<void>;
 }
 
+/** The environment that points an n8n process at this Postgres. */
+export function postgresEnv(postgres: PostgresServer): Record<string, string> {
+	return {
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: '127.0.0.1',
+		DB_POSTGRESDB_PORT: String(postgres.port),
+		DB_POSTGRESDB_DATABASE: postgres.database,
+		DB_POSTGRESDB_USER: postgres.user,
+		DB_POSTGRESDB_PASSWORD: postgres.password,
+	};
+}
+
 /** Creates a throwaway Postgres cluster under `dir`, starts it on a free port and creates n8n's database. */
 export async function startPostgres(
 	dir: string,
@@ -325,12 +337,7 @@ export async function startQueueCluster(
 			EXECUTIONS_MODE: 'queue',
 			OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 			N8N_ENCRYPTION_KEY: encryptionKey,
-			DB_TYPE: 'postgresdb',
-			DB_POSTGRESDB_HOST: '127.0.0.1',
-			DB_POSTGRESDB_PORT: String(postgres.port),
-			DB_POSTGRESDB_DATABASE: postgres.database,
-			DB_POSTGRESDB_USER: postgres.user,
-			DB_POSTGRESDB_PASSWORD: postgres.password,
+			...postgresEnv(postgres),
 			// n8n's default is 2 connections per process: under 50 concurrent callbacks a webhook process then
 			// answers 503 "Database is not ready!" and holds each call's static data for seconds (measured).
 			DB_POSTGRESDB_POOL_SIZE: '10',

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import type { SandboxHandle } from '../sandbox';
 import { REPO_ROOT } from '../testkit/n8n';
 import type { N8nApi } from '../testkit/n8n';
-import { mailboxCredential, sandboxCredentials } from '../testkit/n8nRuns';
+import { createExampleTables, mailboxCredential, sandboxCredentials } from '../testkit/n8nRuns';
 
 /**
- * Creates the sandbox credentials and the SMTP credential of the Human review mailbox (`mailSmtpPort`), and
- * imports examples/workflows/*.json, with production URLs pointing at `webhookUrl`; activates the
- * webhook-driven ones. Returns one line per workflow.
+ * Creates the sandbox credentials, the SMTP credential of the Human review mailbox (`mailSmtpPort`) and
+ * example 10's Data Tables, and imports examples/workflows/*.json, with production URLs pointing at
+ * `webhookUrl`; activates the webhook-driven ones. Returns one line per workflow.
  */
 export async function importExamples(
 	api: N8nApi,
@@ -21,6 +21,7 @@ export async function importExamples(
 ): Promise<string[]> {
 	const { basicId, apiKeyId } = await sandboxCredentials(api, sandbox, 'Little Pay sandbox');
 	const smtpId = await mailboxCredential(api, mailSmtpPort);
+	const tables = await createExampleTables(api);
 	const dir = join(REPO_ROOT, 'examples/workflows');
 	const imported: string[] = [];
 	for (const file of readdirSync(dir)
@@ -36,7 +37,11 @@ export async function importExamples(
 			.split('{{API_KEY_CREDENTIAL_ID}}')
 			.join(apiKeyId)
 			.split('{{SMTP_CREDENTIAL_ID}}')
-			.join(smtpId);
+			.join(smtpId)
+			.split('{{PAYMENTS_TABLE_ID}}')
+			.join(tables.paymentsId)
+			.split('{{SHIPMENTS_TABLE_ID}}')
+			.join(tables.shipmentsId);
 		const workflow = JSON.parse(text) as Record<string, unknown>;
 		const { id, versionId } = await api.createWorkflow(workflow);
 		const nodes = workflow.nodes as Array<{
@@ -48,10 +53,17 @@ export async function importExamples(
 		const checkout = nodes.find(
 			(n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'GET',
 		);
+		const orders = nodes.find(
+			(n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'POST',
+		);
 		if (trigger) {
 			await api.activateWorkflow(id, versionId);
+			// Example 10 also takes new orders on a webhook of its own: say where.
+			const newOrders = orders
+				? `; new orders: POST ${webhookUrl}/webhook/${String(orders.parameters.path)}`
+				: '';
 			imported.push(
-				`${String(workflow.name)} (active; callback URL ${webhookUrl}/webhook/${trigger.webhookId}/littlepay)`,
+				`${String(workflow.name)} (active; callback URL ${webhookUrl}/webhook/${trigger.webhookId}/littlepay${newOrders})`,
 			);
 		} else if (checkout) {
 			await api.activateWorkflow(id, versionId);

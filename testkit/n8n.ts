@@ -259,6 +259,52 @@ export class N8nApi {
 		return N8nApi.data<Record<string, unknown>>(res, `get execution ${id}`);
 	}
 
+	/** The id of the owner's personal project, where the REST API keeps its data tables. */
+	async personalProjectId(): Promise<string> {
+		const res = await this.http.get('/rest/projects/personal');
+		return N8nApi.data<{ id: string }>(res, 'personal project').id;
+	}
+
+	/** Creates a Data Table in the personal project (n8n 2.x) and returns its id. */
+	async createDataTable(
+		name: string,
+		columns: Array<{ name: string; type: 'string' | 'number' | 'boolean' | 'date' }>,
+	): Promise<string> {
+		const projectId = await this.personalProjectId();
+		const res = await this.http.post(`/rest/projects/${projectId}/data-tables`, {
+			name,
+			columns,
+		});
+		return N8nApi.data<{ id: string }>(res, `create data table ${name}`).id;
+	}
+
+	/** Appends rows to a Data Table of the personal project. */
+	async insertDataTableRows(tableId: string, rows: Array<Record<string, unknown>>): Promise<void> {
+		const projectId = await this.personalProjectId();
+		const res = await this.http.post(`/rest/projects/${projectId}/data-tables/${tableId}/insert`, {
+			data: rows,
+			returnType: 'all',
+		});
+		N8nApi.data(res, `insert rows into data table ${tableId}`);
+	}
+
+	/** Every row of a Data Table of the personal project (the REST API pages by at most 250). */
+	async dataTableRows(tableId: string): Promise<Array<Record<string, unknown>>> {
+		const projectId = await this.personalProjectId();
+		const rows: Array<Record<string, unknown>> = [];
+		for (;;) {
+			const res = await this.http.get(`/rest/projects/${projectId}/data-tables/${tableId}/rows`, {
+				params: { skip: rows.length, take: 250 },
+			});
+			const page = N8nApi.data<{ count: number; data: Array<Record<string, unknown>> }>(
+				res,
+				`rows of data table ${tableId}`,
+			);
+			rows.push(...page.data);
+			if (page.data.length === 0 || rows.length >= page.count) return rows;
+		}
+	}
+
 	/** The node types the editor knows, as served to it. */
 	async nodeTypes(): Promise<
 		Array<{

@@ -243,3 +243,26 @@ export async function waitForWebhook(url: string, timeoutMs = 60000): Promise<vo
 		timeoutMs,
 	);
 }
+
+/**
+ * Creates the Data Tables example 10 records its payments and shipments in (n8n 2.x); the example picks
+ * them by id, so their ids replace its placeholders.
+ */
+export async function createExampleTables(
+	api: N8nApi,
+): Promise<{ paymentsId: string; shipmentsId: string }> {
+	const paymentsId = await api.createDataTable('littlepay_payments', [
+		{ name: 'reference', type: 'string' },
+		{ name: 'key', type: 'string' },
+		{ name: 'amount', type: 'number' },
+		{ name: 'currency', type: 'string' },
+		{ name: 'status', type: 'string' },
+		{ name: 'started', type: 'date' },
+	]);
+	const shipmentsId = await api.createDataTable('littlepay_shipments', [
+		{ name: 'reference', type: 'string' },
+		{ name: 'executionId', type: 'string' },
+		{ name: 'via', type: 'string' },
+	]);
+	return { paymentsId, shipmentsId };
+}

@@ -1,0 +1,303 @@
+// Issue 30, the whole loop of example 10 in a real n8n 2.41.1: orders come in on the New Order webhook,
+// payers pay at the sandbox, callbacks reach the Little Pay Trigger or are lost, a sweep reconciles the
+// PENDING rows of the payments Data Table, and a callback comes again twice at the same moment and once more
+// after the sweep. Both the callback and the sweep claim a row with a conditional update before shipping, so
+// the shipments Data Table must end with exactly one row per paid order and none for unpaid ones.
+import { randomUUID } from 'node:crypto';
+
+import axios from 'axios';
+import type { AxiosResponse } from 'axios';
+
+import { startSandbox } from '../../sandbox';
+import type { CallbackLogEntry, SandboxHandle } from '../../sandbox';
+import { N8nApi, startN8n } from '../../testkit/n8n';
+import type { N8nServer } from '../../testkit/n8n';
+import {
+	createExampleTables,
+	createSandboxIntent,
+	loadExample,
+	postToNewWebhook,
+	sandboxCredentials,
+	settledExecutions,
+	waitFor,
+	waitForWebhook,
+} from '../../testkit/n8nRuns';
+import { lastNodeWebhookNode } from '../../testkit/workflowParts';
+
+jest.setTimeout(600000);
+
+type Json = Record<string, unknown>;
+
+/** What the New Order webhook answers: the last node of its path, Answer With the Checkout Link. */
+interface OrderAnswer {
+	orderId: string;
+	reference: string;
+	checkoutUrl: string;
+	alreadyExisted: boolean;
+}
+
+/** Numbers the sandbox's payer decides by: the last digit 0 pays, 1 fails (insufficient funds). */
+const PAYS = '254712345670';
+const FAILS = '254712345671';
+
+describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tables)', () => {
+	let sandbox: SandboxHandle;
+	let n8n: N8nServer;
+	let api: N8nApi;
+	let workflowId: string;
+	let tables: { paymentsId: string; shipmentsId: string };
+	let orderUrl: string;
+	let sweepUrl: string;
+	let triggerUrl: string;
+	const tag = randomUUID().replace(/-/g, '').slice(0, 6);
+	/** A: paid, callback reaches the trigger. B: paid, callback lost. C: the payer's attempt fails. */
+	const orders = { a: [] as string[], b: [] as string[], c: [] as string[] };
+	let shippedBefore: Json[] = [];
+
+	const callbackLog = async (): Promise<CallbackLogEntry[]> =>
+		(await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
+			.callbacks as CallbackLogEntry[];
+
+	const referenceOf = (entry: CallbackLogEntry): string =>
+		String((JSON.parse(entry.body) as Json).reference);
+
+	/** Delivers a logged callback again, byte for byte, with the signature and timestamp it was sent with. */
+	const redeliver = (entry: CallbackLogEntry): Promise<AxiosResponse> =>
+		axios.post(triggerUrl, entry.body, {
+			headers: {
+				'content-type': 'application/json',
+				'x-littlepay-timestamp': entry.timestamp,
+				'x-littlepay-signature': entry.signature,
+			},
+			validateStatus: () => true,
+		});
+
+	/** Shipment rows per reference. */
+	const shipments = async (): Promise<Map<string, Json[]>> => {
+		const byReference = new Map<string, Json[]>();
+		for (const row of await api.dataTableRows(tables.shipmentsId)) {
+			const reference = String(row.reference);
+			byReference.set(reference, [...(byReference.get(reference) ?? []), row]);
+		}
+		return byReference;
+	};
+
+	const pay = (reference: string, mobile: string) =>
+		axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile },
+		});
+
+	const newOrder = async (orderId: string, amount: number): Promise<OrderAnswer> => {
+		const answer = await postToNewWebhook(orderUrl, { orderId, amount });
+		if (answer.status !== 200)
+			throw new Error(`New Order: HTTP ${answer.status} ${JSON.stringify(answer.data)}`);
+		return answer.data as OrderAnswer;
+	};
+
+	beforeAll(async () => {
+		// Short retries, so that the lost callbacks of B have given up well within the test.
+		sandbox = await startSandbox({
+			port: 0,
+			pinDelayMs: 100,
+			quiet: true,
+			callbackRetryDelaysMs: [200, 1000],
+		});
+		n8n = await startN8n();
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		const ids = await sandboxCredentials(api, sandbox, 'ship once');
+		tables = await createExampleTables(api);
+		const loaded = loadExample('10-orders-ship-once.json', {
+			BASIC_CREDENTIAL_ID: ids.basicId,
+			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
+			PAYMENTS_TABLE_ID: tables.paymentsId,
+			SHIPMENTS_TABLE_ID: tables.shipmentsId,
+		});
+		// The Create node's Callback URL is the trigger's production URL on the demo's port.
+		const workflow = JSON.parse(
+			JSON.stringify(loaded).split('http://127.0.0.1:5678').join(n8n.url),
+		) as Json;
+		const nodes = workflow.nodes as Json[];
+		// The sweep on demand: a Webhook under the Schedule Trigger's name keeps its connections. It answers
+		// once the sweep has run, with no data, since a sweep that claims nothing has no last item.
+		const schedule = nodes.findIndex((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
+		if (schedule < 0) throw new Error('example 10 has no Schedule Trigger');
+		nodes[schedule] = {
+			...lastNodeWebhookNode('littlepay-sweep', String(nodes[schedule].name), 'noData'),
+			position: nodes[schedule].position,
+		};
+		const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
+		if (!trigger) throw new Error('example 10 has no Little Pay Trigger');
+		const { id, versionId } = await api.createWorkflow(workflow);
+		workflowId = id;
+		await api.activateWorkflow(id, versionId);
+		orderUrl = `${n8n.url}/webhook/littlepay-order`;
+		sweepUrl = `${n8n.url}/webhook/littlepay-sweep`;
+		triggerUrl = `${n8n.url}/webhook/${String(trigger.webhookId)}/littlepay`;
+		await waitForWebhook(triggerUrl);
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await sandbox?.close();
+	});
+
+	it('callbacks, lost callbacks, a callback delivered twice more and two sweeps: each paid order ships once', async () => {
+		// A and C: orders through the New Order path, which records them PENDING.
+		for (let i = 0; i < 6; i++) {
+			const answer = await newOrder(`shipA${tag}${i}`, 1000 + i);
+			expect(answer.checkoutUrl).toMatch(/\/checkout\//);
+			orders.a.push(answer.reference);
+		}
+		for (let i = 0; i < 2; i++)
+			orders.c.push((await newOrder(`shipC${tag}${i}`, 500 + i)).reference);
+		// The same order sent again: the same intent, and no second row (which the claim would ship twice).
+		const again = await newOrder(`shipA${tag}0`, 1000);
+		expect(again).toMatchObject({ reference: orders.a[0], alreadyExisted: true });
+
+		// B: intents whose callbacks go to a dead port, recorded as the New Order path would have.
+		for (let i = 0; i < 4; i++) {
+			const key = `shipB${tag}${i}`;
+			const amount = 2000 + i;
+			const reference = await createSandboxIntent(sandbox, {
+				amount,
+				description: `Order ${key}`,
+				key,
+				callbackUrl: 'http://127.0.0.1:9/cb',
+			});
+			orders.b.push(reference);
+			await api.insertDataTableRows(tables.paymentsId, [
+				{
+					reference,
+					key,
+					amount,
+					currency: 'KES',
+					status: 'PENDING',
+					started: new Date().toISOString(),
+				},
+			]);
+		}
+
+		const payments = await api.dataTableRows(tables.paymentsId);
+		expect(payments).toHaveLength(12);
+		const recorded = payments.filter((row) => row.reference === orders.a[0]);
+		expect(recorded).toEqual([
+			expect.objectContaining({
+				key: `shipA${tag}0`,
+				amount: 1000,
+				currency: 'KES',
+				status: 'PENDING',
+				started: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+			}),
+		]);
+
+		await Promise.all([
+			...[...orders.a, ...orders.b].map((reference) => pay(reference, PAYS)),
+			...orders.c.map((reference) => pay(reference, FAILS)),
+		]);
+
+		// Every A callback answered by n8n (a 2xx means n8n has recorded its execution).
+		const answered = await waitFor('the callbacks of A to be answered', async () => {
+			const log = (await callbackLog()).filter(
+				(c) => c.url === triggerUrl && c.status !== undefined && c.status < 300,
+			);
+			const byReference = new Map(log.map((c) => [referenceOf(c), c]));
+			return orders.a.every((r) => byReference.has(r)) ? byReference : undefined;
+		});
+		// Both C payers fail; the first C intent also expires (at the sandbox's control endpoint), which makes
+		// its FAILED final for Reconcile, while the second stays payable.
+		await axios.post(`${sandbox.baseUrl}/sandbox/payments/${orders.c[0]}/expire`);
+
+		// D: one genuine callback of A delivered twice more at the same moment, while the first sweep runs.
+		const replayed = answered.get(orders.a[1]);
+		if (!replayed) throw new Error('no answered callback for the second A order');
+		const [first, second, sweep] = await Promise.all([
+			redeliver(replayed),
+			redeliver(replayed),
+			axios.post(sweepUrl, {}, { validateStatus: () => true, timeout: 120000 }),
+		]);
+		expect(sweep.status).toBe(200);
+		// Recorded before: the trigger's memory answers them as duplicates and starts nothing.
+		for (const copy of [first, second]) {
+			expect(copy.status).toBe(200);
+			expect(copy.data).toMatchObject({ received: true, duplicate: true });
+		}
+		await settledExecutions(api, workflowId);
+		const secondSweep = await axios.post(sweepUrl, {}, { validateStatus: () => true });
+		expect(secondSweep.status).toBe(200);
+		const executions = await settledExecutions(api, workflowId);
+		expect(executions.filter((e) => e.status !== 'success')).toEqual([]);
+
+		const shipped = await shipments();
+		const paid = [...orders.a, ...orders.b];
+		expect(paid.map((r) => [r, shipped.get(r)?.length ?? 0])).toEqual(paid.map((r) => [r, 1]));
+		expect(orders.c.map((r) => shipped.get(r)?.length ?? 0)).toEqual([0, 0]);
+		expect([...shipped.keys()].sort()).toEqual([...paid].sort());
+		// B never called back: the sweep shipped them.
+		expect(orders.b.map((r) => shipped.get(r)?.[0]?.via)).toEqual(orders.b.map(() => 'sweep'));
+
+		const statuses = new Map(
+			(await api.dataTableRows(tables.paymentsId)).map((row) => [
+				String(row.reference),
+				String(row.status),
+			]),
+		);
+		expect(paid.map((r) => statuses.get(r))).toEqual(paid.map(() => 'COMPLETED'));
+		// Failed for good (expired) is closed; a failed attempt stays open, the payer may still pay.
+		expect(orders.c.map((r) => statuses.get(r))).toEqual(['FAILED', 'PENDING']);
+		shippedBefore = await api.dataTableRows(tables.shipmentsId);
+	});
+
+	it('late deliveries after the sweep (a lost callback that arrives at last, a retry) ship nothing again', async () => {
+		// Let the sandbox finish every delivery: answered, or out of retries (first attempt + 2).
+		const log = await waitFor('every callback delivery to be over', async () => {
+			const entries = await callbackLog();
+			const byDelivery = new Map<string, CallbackLogEntry[]>();
+			for (const c of entries) byDelivery.set(c.id, [...(byDelivery.get(c.id) ?? []), c]);
+			const over = [...byDelivery.values()].every(
+				(attempts) =>
+					attempts.some((c) => c.status !== undefined && c.status < 300) || attempts.length >= 3,
+			);
+			return over ? entries : undefined;
+		});
+		// A B callback the gateway gave up on, delivered at last as it was signed: new to the trigger, so it
+		// runs, and the claim (already COMPLETED by the sweep) stops it before shipping.
+		const lost = log.filter(
+			(c) => c.url === 'http://127.0.0.1:9/cb' && referenceOf(c) === orders.b[0],
+		);
+		const lastAttempt = lost.at(-1);
+		if (!lastAttempt) throw new Error('the sandbox logged no lost callback of the first B order');
+		const known = new Set((await settledExecutions(api, workflowId)).map((e) => e.id));
+		const late = await redeliver(lastAttempt);
+		expect(late.status).toBe(200);
+		expect(late.data).toMatchObject({ received: true, event: 'payment.completed' });
+		expect(late.data).not.toHaveProperty('duplicate');
+		// And an A callback once more, as a gateway retry would: a duplicate.
+		const delivered = log
+			.filter((c) => c.url === triggerUrl && referenceOf(c) === orders.a[2])
+			.at(-1);
+		if (!delivered) throw new Error('the sandbox logged no callback of the third A order');
+		const retry = await redeliver(delivered);
+		expect(retry.status).toBe(200);
+		expect(retry.data).toMatchObject({ duplicate: true });
+
+		const executions = await settledExecutions(api, workflowId);
+		const fresh = executions.filter((e) => !known.has(e.id));
+		expect(fresh.map((e) => e.status)).toEqual(['success']);
+		const shippedAfter = await api.dataTableRows(tables.shipmentsId);
+		expect(shippedAfter).toEqual(shippedBefore);
+
+		const shipped = await shipments();
+		const doubles = [...shipped.values()].filter((rows) => rows.length > 1).length;
+		const unpaid = orders.c.filter((r) => shipped.has(r)).length;
+		const viaCallback = [...shipped.values()].filter((rows) => rows[0].via === 'callback').length;
+		const paid = orders.a.length + orders.b.length;
+		process.stdout.write(
+			`ship-once: ${paid} paid orders (${orders.b.length} with lost callbacks), 1 callback delivered twice more, ` +
+				`1 lost callback delivered after the sweep: shipped once each (${viaCallback} via callback, ` +
+				`${shipped.size - viaCallback} via sweep), ${doubles} doubles, ${unpaid} unpaid shipped\n`,
+		);
+	});
+});

@@ -2,7 +2,8 @@
 // payers pay at the sandbox, callbacks reach the Little Pay Trigger or are lost, a sweep reconciles the
 // PENDING rows of the payments Data Table, and a callback comes again twice at the same moment and once more
 // after the sweep. Both the callback and the sweep claim a row with a conditional update before shipping, so
-// the shipments Data Table must end with exactly one row per paid order and none for unpaid ones.
+// the shipments Data Table must end with exactly one row per paid order and none for unpaid ones. Then the
+// daily statement e-mails the payments table's figures per currency, checked against the sandbox's ledger.
 import { randomUUID } from 'node:crypto';
 
 import axios from 'axios';
@@ -10,12 +11,15 @@ import type { AxiosResponse } from 'axios';
 
 import { startSandbox } from '../../sandbox';
 import type { CallbackLogEntry, SandboxHandle } from '../../sandbox';
+import { startMailSink } from '../../testkit/mailSink';
+import type { Mail, MailSink } from '../../testkit/mailSink';
 import { N8nApi, startN8n } from '../../testkit/n8n';
 import type { N8nServer } from '../../testkit/n8n';
 import {
 	createExampleTables,
 	createSandboxIntent,
 	loadExample,
+	mailboxCredential,
 	postToNewWebhook,
 	sandboxCredentials,
 	settledExecutions,
@@ -40,6 +44,49 @@ interface OrderAnswer {
 const PAYS = '254712345670';
 const FAILS = '254712345671';
 
+/** Order amounts with cents, so that the statement's sums are checked to the cent. */
+const amountA = (i: number) => (100010 + 111 * i) / 100;
+const amountB = (i: number) => (200005 + 333 * i) / 100;
+const amountC = (i: number) => (50035 + 12 * i) / 100;
+const cents = (amount: number) => Math.round(amount * 100);
+const money = (sumInCents: number) => (sumInCents / 100).toFixed(2);
+
+/** A figure of the statement: `- <label>: <count>, <sum>` in one currency's block. */
+interface Figure {
+	count: number;
+	cents: number;
+}
+
+/** One currency's block of the statement e-mail, and its lines (the open payments among them). */
+interface StatementBlock {
+	started: Figure;
+	completed: Figure;
+	failed: Figure;
+	open: Figure;
+	lines: string[];
+}
+
+/** Reads one currency's block of the statement e-mail (a paragraph that starts with the currency's line). */
+function statementBlock(text: string, currency: string): StatementBlock {
+	const block = text
+		.replace(/\r\n/g, '\n')
+		.split(/\n\n/)
+		.find((paragraph) => paragraph.startsWith(`${currency}\n`));
+	if (!block) throw new Error(`the statement has no ${currency} block:\n${text}`);
+	const figure = (label: string): Figure => {
+		const match = new RegExp(`^- ${label}: (\\d+), (\\d+\\.\\d\\d)$`, 'm').exec(block);
+		if (!match) throw new Error(`the ${currency} block has no "${label}" line:\n${block}`);
+		return { count: Number(match[1]), cents: cents(Number(match[2])) };
+	};
+	return {
+		started: figure('started'),
+		completed: figure('completed'),
+		failed: figure('failed'),
+		open: figure('still open'),
+		lines: block.split('\n'),
+	};
+}
+
 describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tables)', () => {
 	let sandbox: SandboxHandle;
 	let n8n: N8nServer;
@@ -48,6 +95,8 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 	let tables: { paymentsId: string; shipmentsId: string };
 	let orderUrl: string;
 	let sweepUrl: string;
+	let statementUrl: string;
+	let mailbox: MailSink;
 	let triggerUrl: string;
 	const tag = randomUUID().replace(/-/g, '').slice(0, 6);
 	/** A: paid, callback reaches the trigger. B: paid, callback lost. C: the payer's attempt fails. */
@@ -103,10 +152,12 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 			quiet: true,
 			callbackRetryDelaysMs: [200, 1000],
 		});
+		mailbox = await startMailSink();
 		n8n = await startN8n();
 		api = new N8nApi(n8n.url);
 		await api.setupOwner();
 		const ids = await sandboxCredentials(api, sandbox, 'ship once');
+		const smtpId = await mailboxCredential(api, mailbox.smtpPort);
 		tables = await createExampleTables(api);
 		const loaded = loadExample('10-orders-ship-once.json', {
 			BASIC_CREDENTIAL_ID: ids.basicId,
@@ -114,20 +165,27 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
 			PAYMENTS_TABLE_ID: tables.paymentsId,
 			SHIPMENTS_TABLE_ID: tables.shipmentsId,
+			SMTP_CREDENTIAL_ID: smtpId,
 		});
 		// The Create node's Callback URL is the trigger's production URL on the demo's port.
 		const workflow = JSON.parse(
 			JSON.stringify(loaded).split('http://127.0.0.1:5678').join(n8n.url),
 		) as Json;
 		const nodes = workflow.nodes as Json[];
-		// The sweep on demand: a Webhook under the Schedule Trigger's name keeps its connections. It answers
-		// once the sweep has run, with no data, since a sweep that claims nothing has no last item.
-		const schedule = nodes.findIndex((n) => n.type === 'n8n-nodes-base.scheduleTrigger');
-		if (schedule < 0) throw new Error('example 10 has no Schedule Trigger');
-		nodes[schedule] = {
-			...lastNodeWebhookNode('littlepay-sweep', String(nodes[schedule].name), 'noData'),
-			position: nodes[schedule].position,
+		// The sweep and the statement on demand: a Webhook under each Schedule Trigger's name keeps its
+		// connections. It answers once its path has run, with no data, since a sweep that claims nothing has
+		// no last item.
+		const onDemand = (name: string, path: string) => {
+			const at = nodes.findIndex(
+				(n) => n.name === name && n.type === 'n8n-nodes-base.scheduleTrigger',
+			);
+			if (at < 0) throw new Error(`example 10 has no Schedule Trigger named ${name}`);
+			nodes[at] = { ...lastNodeWebhookNode(path, name, 'noData'), position: nodes[at].position };
 		};
+		onDemand('Every 15 Minutes', 'littlepay-sweep');
+		onDemand('Every Day at 18:00', 'littlepay-statement');
+		if (nodes.some((n) => n.type === 'n8n-nodes-base.scheduleTrigger'))
+			throw new Error('example 10 has a Schedule Trigger the test does not run on demand');
 		const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
 		if (!trigger) throw new Error('example 10 has no Little Pay Trigger');
 		const { id, versionId } = await api.createWorkflow(workflow);
@@ -135,6 +193,7 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 		await api.activateWorkflow(id, versionId);
 		orderUrl = `${n8n.url}/webhook/littlepay-order`;
 		sweepUrl = `${n8n.url}/webhook/littlepay-sweep`;
+		statementUrl = `${n8n.url}/webhook/littlepay-statement`;
 		triggerUrl = `${n8n.url}/webhook/${String(trigger.webhookId)}/littlepay`;
 		await waitForWebhook(triggerUrl);
 	});
@@ -142,25 +201,45 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 	afterAll(async () => {
 		await n8n?.stop();
 		await sandbox?.close();
+		await mailbox?.close();
+	});
+
+	/** Runs the statement path now and returns the e-mail it sent. */
+	const statement = async (): Promise<Mail> => {
+		const before = mailbox.messages().length;
+		const answer = await axios.post(
+			statementUrl,
+			{},
+			{ validateStatus: () => true, timeout: 120000 },
+		);
+		expect(answer.status).toBe(200);
+		return await waitFor('the statement e-mail', async () => mailbox.messages()[before]);
+	};
+
+	it('the daily statement of a day without payments says so', async () => {
+		const mail = await statement();
+		expect(mail.to).toEqual(['operator@example.com']);
+		expect(mail.subject).toMatch(/^Little Pay statement \d{4}-\d\d-\d\d: 0 completed, 0 open$/);
+		expect(mail.html).toContain('No payments were started in these 24 hours.');
 	});
 
 	it('callbacks, lost callbacks, a callback delivered twice more and two sweeps: each paid order ships once', async () => {
 		// A and C: orders through the New Order path, which records them PENDING.
 		for (let i = 0; i < 6; i++) {
-			const answer = await newOrder(`shipA${tag}${i}`, 1000 + i);
+			const answer = await newOrder(`shipA${tag}${i}`, amountA(i));
 			expect(answer.checkoutUrl).toMatch(/\/checkout\//);
 			orders.a.push(answer.reference);
 		}
 		for (let i = 0; i < 2; i++)
-			orders.c.push((await newOrder(`shipC${tag}${i}`, 500 + i)).reference);
+			orders.c.push((await newOrder(`shipC${tag}${i}`, amountC(i))).reference);
 		// The same order sent again: the same intent, and no second row (which the claim would ship twice).
-		const again = await newOrder(`shipA${tag}0`, 1000);
+		const again = await newOrder(`shipA${tag}0`, amountA(0));
 		expect(again).toMatchObject({ reference: orders.a[0], alreadyExisted: true });
 
 		// B: intents whose callbacks go to a dead port, recorded as the New Order path would have.
 		for (let i = 0; i < 4; i++) {
 			const key = `shipB${tag}${i}`;
-			const amount = 2000 + i;
+			const amount = amountB(i);
 			const reference = await createSandboxIntent(sandbox, {
 				amount,
 				description: `Order ${key}`,
@@ -186,7 +265,7 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 		expect(recorded).toEqual([
 			expect.objectContaining({
 				key: `shipA${tag}0`,
-				amount: 1000,
+				amount: amountA(0),
 				currency: 'KES',
 				status: 'PENDING',
 				started: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -298,6 +377,75 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 			`ship-once: ${paid} paid orders (${orders.b.length} with lost callbacks), 1 callback delivered twice more, ` +
 				`1 lost callback delivered after the sweep: shipped once each (${viaCallback} via callback, ` +
 				`${shipped.size - viaCallback} via sweep), ${doubles} doubles, ${unpaid} unpaid shipped\n`,
+		);
+	});
+
+	it('the daily statement e-mails the figures per currency: completed as the ledger has them, failed and open as the table', async () => {
+		const mail = await statement();
+		const executions = await settledExecutions(api, workflowId);
+		expect(executions.filter((e) => e.status !== 'success')).toEqual([]);
+
+		// Completed: the paid orders as the sandbox's ledger has them, to the cent.
+		const mine = new Set([...orders.a, ...orders.b, ...orders.c]);
+		const ledger = (
+			(await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Array<{
+				reference: string;
+				status: string;
+				amount: number;
+			}>
+		).filter((intent) => mine.has(intent.reference));
+		expect(ledger).toHaveLength(mine.size);
+		const paidInLedger = ledger.filter((intent) => intent.status === 'COMPLETED');
+		expect(paidInLedger.map((intent) => intent.reference).sort()).toEqual(
+			[...orders.a, ...orders.b].sort(),
+		);
+		const ledgerCents = paidInLedger.reduce((sum, intent) => sum + cents(intent.amount), 0);
+
+		// Started, failed and open: the payments table.
+		const rows = await api.dataTableRows(tables.paymentsId);
+		const inTable = (status?: string): Figure => {
+			const chosen = rows.filter((row) => status === undefined || row.status === status);
+			return {
+				count: chosen.length,
+				cents: chosen.reduce((sum, row) => sum + cents(Number(row.amount)), 0),
+			};
+		};
+		const open = rows.filter((row) => row.status === 'PENDING');
+		expect(open.map((row) => row.reference)).toEqual([orders.c[1]]);
+
+		expect(mail.to).toEqual(['operator@example.com']);
+		expect(mail.subject).toMatch(
+			new RegExp(
+				`^Little Pay statement \\d{4}-\\d\\d-\\d\\d: ${paidInLedger.length} completed, ${open.length} open$`,
+			),
+		);
+		expect(mail.html).toContain('Refunds and payouts are not in this statement');
+		const kes = statementBlock(mail.html, 'KES');
+		expect(kes.completed).toEqual({ count: paidInLedger.length, cents: ledgerCents });
+		expect(kes.started).toEqual(inTable());
+		expect(kes.failed).toEqual(inTable('FAILED'));
+		expect(kes.open).toEqual(inTable('PENDING'));
+		// Every open payment listed, with its amount and the hours since it was started.
+		const ages = open.map((row) => {
+			const line = kes.lines.find((l) =>
+				l.startsWith(`  ${String(row.reference)} (order ${String(row.key)}): `),
+			);
+			if (!line)
+				throw new Error(`the statement does not list the open payment ${String(row.reference)}`);
+			const match = /: (\d+\.\d\d), (\d+\.\d) h since started$/.exec(line);
+			expect(match && cents(Number(match[1]))).toBe(cents(Number(row.amount)));
+			const hours = Number(match?.[2]);
+			expect(
+				Math.abs(hours - (Date.now() - Date.parse(String(row.started))) / 3600000),
+			).toBeLessThan(0.1);
+			return `${String(row.reference)} ${match?.[2]} h`;
+		});
+
+		const shown = (f: Figure) => `${f.count} (${money(f.cents)})`;
+		process.stdout.write(
+			`statement: KES started ${shown(kes.started)}, completed ${shown(kes.completed)} ` +
+				`(ledger ${paidInLedger.length}, ${money(ledgerCents)}), failed ${shown(kes.failed)}, ` +
+				`open ${shown(kes.open)}: ${ages.join(', ')}; subject "${mail.subject}"\n`,
 		);
 	});
 });

@@ -4,9 +4,10 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 
 import axios from 'axios';
+import type { AxiosResponse } from 'axios';
 
 import { signCallback, startSandbox } from '../../sandbox';
-import type { SandboxHandle } from '../../sandbox';
+import type { CallbackLogEntry, SandboxHandle } from '../../sandbox';
 import { N8nApi } from '../../testkit/n8n';
 import { runQueueCallbackFault } from '../../testkit/callbackFaults';
 import {
@@ -18,6 +19,7 @@ import {
 import { startQueueCluster } from '../../testkit/queueCluster';
 import type { QueueCluster } from '../../testkit/queueCluster';
 import {
+	createExampleTables,
 	loadExample,
 	postToNewWebhook,
 	runViaWebhook,
@@ -26,7 +28,7 @@ import {
 	waitFor,
 	waitForWebhook,
 } from '../../testkit/n8nRuns';
-import { littlePayToolNode } from '../../testkit/workflowParts';
+import { lastNodeWebhookNode, littlePayToolNode } from '../../testkit/workflowParts';
 import { pausingWorkflowJson } from './pauseWorkflow';
 
 jest.setTimeout(900000);
@@ -49,6 +51,67 @@ function redelivery(body: string): { body: string; headers: Record<string, strin
 /** The execution ids a worker's log says it ran. */
 function executionsRunBy(logs: string): Set<string> {
 	return new Set([...logs.matchAll(/Worker started execution (\d+)/g)].map((m) => m[1]));
+}
+
+/**
+ * Example 10 for this cluster: its trigger under a fresh webhook id, the intents' callbacks pointed at a
+ * webhook process, the sweep's Schedule Trigger swapped for a Webhook (POST `littlepay-sweep`, answering
+ * once the sweep has run) and the daily statement path left out (it needs a mailbox, and is not the point).
+ */
+function example10ForQueue(
+	replacements: Record<string, string>,
+	webhookUrl: string,
+	triggerWebhookId: string,
+): Record<string, unknown> {
+	const loaded = loadExample('10-orders-ship-once.json', replacements);
+	const original = (loaded.nodes as Array<Record<string, unknown>>).find(
+		(n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger',
+	);
+	if (!original) throw new Error('example 10 has no Little Pay Trigger');
+	const workflow = JSON.parse(
+		JSON.stringify(loaded)
+			.split('http://127.0.0.1:5678')
+			.join(webhookUrl)
+			.split(String(original.webhookId))
+			.join(triggerWebhookId),
+	) as Record<string, unknown>;
+	const connections = workflow.connections as Record<
+		string,
+		{ main?: Array<Array<{ node: string }> | null> }
+	>;
+	const statement = new Set<string>();
+	const visit = (name: string) => {
+		if (statement.has(name)) return;
+		statement.add(name);
+		for (const output of connections[name]?.main ?? [])
+			for (const next of output ?? []) visit(next.node);
+	};
+	visit('Every Day at 18:00');
+	let nodes = workflow.nodes as Array<Record<string, unknown>>;
+	if (
+		!nodes.some(
+			(n) => n.name === 'Every Day at 18:00' && n.type === 'n8n-nodes-base.scheduleTrigger',
+		)
+	)
+		throw new Error('example 10 has no statement Schedule Trigger named Every Day at 18:00');
+	nodes = nodes.filter((n) => !statement.has(String(n.name)));
+	for (const name of statement) delete connections[name];
+	const at = nodes.findIndex(
+		(n) => n.name === 'Every 15 Minutes' && n.type === 'n8n-nodes-base.scheduleTrigger',
+	);
+	if (at < 0) throw new Error('example 10 has no Schedule Trigger named Every 15 Minutes');
+	nodes[at] = {
+		...lastNodeWebhookNode('littlepay-sweep', 'Every 15 Minutes', 'noData'),
+		position: nodes[at].position,
+	};
+	if (
+		nodes.some(
+			(n) => n.type === 'n8n-nodes-base.scheduleTrigger' || n.type === 'n8n-nodes-base.emailSend',
+		)
+	)
+		throw new Error('example 10 still has a Schedule Trigger or the statement e-mail');
+	workflow.nodes = nodes;
+	return workflow;
 }
 
 describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, Postgres, Redis)', () => {
@@ -360,6 +423,169 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 		} finally {
 			await client.close();
 		}
+	});
+
+	it('example 10: each payment callback delivered again to both webhook processes during a sweep on a worker ships each paid order once', async () => {
+		const tables = await createExampleTables(api);
+		const triggerWebhookId = randomUUID();
+		const workflow = example10ForQueue(
+			{
+				BASIC_CREDENTIAL_ID: ids.basicId,
+				API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+				SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
+				PAYMENTS_TABLE_ID: tables.paymentsId,
+				SHIPMENTS_TABLE_ID: tables.shipmentsId,
+				SMTP_CREDENTIAL_ID: 'left-out',
+			},
+			cluster.webhooks[0].url!,
+			triggerWebhookId,
+		);
+		const { id, versionId } = await api.createWorkflow(workflow);
+		await api.activateWorkflow(id, versionId);
+		const triggerPath = `/webhook/${triggerWebhookId}/littlepay`;
+		for (const w of cluster.webhooks) await waitForWebhook(`${w.url}${triggerPath}`);
+		const genuineUrl = `${cluster.webhooks[0].url}${triggerPath}`;
+		const sweepUrl = `${cluster.webhooks[1].url}/webhook/littlepay-sweep`;
+		const callbackLog = async (): Promise<CallbackLogEntry[]> =>
+			(await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
+				.callbacks as CallbackLogEntry[];
+		const referenceOf = (entry: CallbackLogEntry) =>
+			String((JSON.parse(entry.body) as Record<string, unknown>).reference);
+
+		// Twelve orders through the New Order path, over both webhook processes: each recorded PENDING.
+		const tag = randomUUID().replace(/-/g, '').slice(0, 6);
+		const orders = await Promise.all(
+			Array.from({ length: 12 }, async (_, i) => {
+				const answer = await postToNewWebhook(
+					`${cluster.webhooks[i % 2].url}/webhook/littlepay-order`,
+					{ orderId: `qship${tag}${i}`, amount: 1200 + i },
+					60000,
+				);
+				if (answer.status !== 200)
+					throw new Error(`New Order: HTTP ${answer.status} ${JSON.stringify(answer.data)}`);
+				return String((answer.data as { reference: string }).reference);
+			}),
+		);
+		expect(new Set(orders).size).toBe(12);
+		const recorded = await api.dataTableRows(tables.paymentsId);
+		expect(recorded.map((row) => [row.reference, row.status]).sort()).toEqual(
+			orders.map((r) => [r, 'PENDING']).sort(),
+		);
+
+		// All paid at once. As each genuine callback leaves the sandbox (for webhook process 1), the same
+		// event goes again to BOTH webhook processes, re-signed as a gateway redelivery; the sweep is posted
+		// with the first callback, so its Reconcile and claims run on a worker among the callbacks' claims.
+		await Promise.all(
+			orders.map((reference) =>
+				axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, {
+					type: 'MPESA',
+					payment: { mobile: '254712345670' },
+				}),
+			),
+		);
+		const mine = new Set(orders);
+		const fired = new Set<string>();
+		const copies: Array<Promise<{ process: string; status: number; answer: string }>> = [];
+		let sweep: Promise<AxiosResponse> | undefined;
+		const deadline = Date.now() + 120000;
+		while (fired.size < orders.length) {
+			if (Date.now() > deadline)
+				throw new Error(`only ${fired.size} of ${orders.length} callbacks left the sandbox`);
+			for (const entry of await callbackLog()) {
+				if (entry.url !== genuineUrl) continue;
+				const reference = referenceOf(entry);
+				if (!mine.has(reference) || fired.has(reference)) continue;
+				fired.add(reference);
+				sweep ??= postToNewWebhook(sweepUrl, {}, 60000);
+				for (const w of cluster.webhooks) {
+					const copy = redelivery(entry.body);
+					copies.push(
+						axios
+							.post(`${w.url}${triggerPath}`, copy.body, {
+								headers: copy.headers,
+								validateStatus: () => true,
+								timeout: 120000,
+							})
+							.then((res) => {
+								const data = res.data as Record<string, unknown>;
+								const answer =
+									res.status === 200
+										? data.duplicate === true
+											? 'duplicate'
+											: 'ran'
+										: `${res.status} ${String(data.error ?? data.reason ?? JSON.stringify(data))}`;
+								return { process: w.name, status: res.status, answer };
+							}),
+					);
+				}
+			}
+			await new Promise((r) => setTimeout(r, 25));
+		}
+		const answers = await Promise.all(copies);
+		const firstSweep = await sweep!;
+		expect(firstSweep.status).toBe(200);
+		await settledExecutions(api, id);
+		const secondSweep = await axios.post(
+			sweepUrl,
+			{},
+			{ validateStatus: () => true, timeout: 120000 },
+		);
+		expect(secondSweep.status).toBe(200);
+		const executions = await settledExecutions(api, id);
+
+		const genuine = (await callbackLog()).filter((c) => c.url === genuineUrl);
+		const shipments = await api.dataTableRows(tables.shipmentsId);
+		const byReference = new Map<string, Array<Record<string, unknown>>>();
+		for (const row of shipments) {
+			const reference = String(row.reference);
+			byReference.set(reference, [...(byReference.get(reference) ?? []), row]);
+		}
+		const doubles = [...byReference.entries()].filter(([, rows]) => rows.length > 1);
+		const statuses = new Map(
+			(await api.dataTableRows(tables.paymentsId)).map((row) => [
+				String(row.reference),
+				String(row.status),
+			]),
+		);
+		const viaCallback = shipments.filter((row) => row.via === 'callback').length;
+		const tally = (process: string) => {
+			const counts: Record<string, number> = {};
+			for (const a of answers.filter((x) => x.process === process))
+				counts[a.answer] = (counts[a.answer] ?? 0) + 1;
+			return JSON.stringify(counts);
+		};
+		const ranOn = cluster.workers.map(
+			(w) => executions.filter((e) => executionsRunBy(w.logs()).has(e.id)).length,
+		);
+		// Executions of this workflow: the orders, the two sweeps and every callback copy n8n ran.
+		const callbackRuns = executions.length - orders.length - 2;
+		process.stdout.write(
+			`queue ship-once: ${orders.length} paid, each callback delivered 3 times across both webhook ` +
+				`processes during a sweep on a worker: shipments ${shipments.length} (${viaCallback} via callback, ` +
+				`${shipments.length - viaCallback} via sweep), doubles ${doubles.length}; genuine callbacks ` +
+				`answered ${JSON.stringify(genuine.map((c) => c.status))}; copies to ` +
+				cluster.webhooks.map((w) => `${w.name} ${tally(w.name)}`).join(', ') +
+				`; ${callbackRuns} callback executions, ${executions.length} in all (per worker ${ranOn.join('/')})\n`,
+		);
+		expect({
+			shipped: orders.map((r) => [r, byReference.get(r)?.length ?? 0]),
+			doubles: doubles.map(([r, rows]) => [r, rows.map((row) => [row.executionId, row.via])]),
+			strays: [...byReference.keys()].filter((r) => !mine.has(r)),
+			statuses: orders.map((r) => [r, statuses.get(r)]),
+			notSuccess: executions.filter((e) => e.status !== 'success'),
+			onWorkers: ranOn.reduce((a, b) => a + b, 0),
+			copiesAnswered: answers.filter(
+				(a) => !(a.status === 200 || (a.status === 503 && a.answer.includes('in-flight'))),
+			),
+		}).toEqual({
+			shipped: orders.map((r) => [r, 1]),
+			doubles: [],
+			strays: [],
+			statuses: orders.map((r) => [r, 'COMPLETED']),
+			notSuccess: [],
+			onWorkers: executions.length,
+			copiesAnswered: [],
+		});
 	});
 
 	// Last: it kills the cluster's database. Issue 18: n8n answers only after it has queued the execution.

@@ -2,7 +2,9 @@
 // callbacks, 20% of them delivered twice (half at the same moment, half later), and 200 bad ones (forged
 // signature, tampered body, stale and future timestamps, missing headers, replays of delivered callbacks).
 // Counted from n8n's own executions (REST API): every genuine callback must start exactly one execution and
-// nothing else may start one. Loopback only; n8n is stopped whatever happens.
+// nothing else may start one. A twin that arrives while the first copy is being recorded is answered 503
+// in-flight (Retry-After) and delivered again later, as a gateway retries; that retry must be acknowledged.
+// Loopback only; n8n is stopped whatever happens.
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { Agent, request } from 'node:http';
@@ -103,6 +105,14 @@ function post(url: string, delivery: Delivery): Promise<Answer> {
 
 function isDuplicateAck(answer: Answer): boolean {
 	return answer.status === 200 && /"duplicate":\s*true/.test(answer.body);
+}
+
+/**
+ * The answer to a copy that arrives while its twin is still being recorded: 503 with Retry-After, so the
+ * gateway delivers it again later instead of the trigger acknowledging what n8n has not recorded yet.
+ */
+function isInFlight(answer: Answer): boolean {
+	return answer.status === 503 && /"in-flight"/.test(answer.body);
 }
 
 /** Fisher-Yates with a fixed seed, so a run's delivery order is reproducible from its code. */
@@ -230,6 +240,9 @@ export async function benchTriggerLoad(): Promise<void> {
 		}
 
 		const genuineAnswers: Answer[] = [];
+		// Twins answered 503 in-flight, delivered again after phase 1 as the gateway's retry would be.
+		const inFlight: number[] = [];
+		const inFlightRetries: Answer[] = [];
 		const firstDeliveries = new Map<number, { delivery: Delivery; answer: Answer }>();
 		const started: Answer[] = [];
 		const badAnswers = new Map<BadKind, Answer[]>(Object.keys(BAD).map((k) => [k as BadKind, []]));
@@ -244,6 +257,7 @@ export async function benchTriggerLoad(): Promise<void> {
 				? await Promise.all([post(url, delivery), post(url, signed(bodies[task.index]))])
 				: [await post(url, delivery)];
 			firstDeliveries.set(task.index, { delivery, answer: answers[0] });
+			if (answers.some(isInFlight)) inFlight.push(task.index);
 			genuineAnswers.push(...answers);
 			started.push(...answers.filter((a) => a.status === 200 && !isDuplicateAck(a)));
 		});
@@ -263,6 +277,9 @@ export async function benchTriggerLoad(): Promise<void> {
 				const answer = await post(url, signed(bodies[index]));
 				genuineAnswers.push(answer);
 				if (answer.status === 200 && !isDuplicateAck(answer)) started.push(answer);
+			}),
+			...inFlight.map((index) => async () => {
+				inFlightRetries.push(await post(url, signed(bodies[index])));
 			}),
 			...replayOf.map((index) => async () => {
 				badAnswers.get('replay')!.push(await post(url, firstDeliveries.get(index)!.delivery));
@@ -308,7 +325,11 @@ export async function benchTriggerLoad(): Promise<void> {
 		const foreign = [...perReference.keys()].filter((r) => !/^LOAD-[^-]+-\d+$/.test(r)).length;
 		const notSuccess = executions.filter((e) => e.status !== 'success').length;
 
-		const genuineRefused = genuineAnswers.filter((a) => a.status !== 200).length;
+		// A twin answered in-flight is not refused when its retry is acknowledged (as a duplicate).
+		const retriedOk = inFlightRetries.filter((a) => a.status === 200).length;
+		const genuineRefused =
+			genuineAnswers.filter((a) => a.status !== 200 && !isInFlight(a)).length +
+			(inFlight.length - retriedOk);
 		const badStatus = (kind: BadKind) => badAnswers.get(kind)!.map((a) => a.status);
 		const count401 = (kind: BadKind) => badStatus(kind).filter((s) => s === 401).length;
 		const signatureBad: BadKind[] = ['forged', 'tampered', 'stale', 'future', 'missingHeaders'];
@@ -329,8 +350,12 @@ export async function benchTriggerLoad(): Promise<void> {
 		note(
 			`trigger_load: genuine deliveries ${genuineAnswers.length}: ${genuineAnswers.filter((a) => a.status === 200 && !isDuplicateAck(a)).length} acknowledged as new, ${genuineAnswers.filter(isDuplicateAck).length} as duplicate, ${genuineRefused} refused`,
 		);
+		note(
+			`trigger_load: ${inFlight.length} twins answered 503 in-flight; their retries: ${retriedOk} acknowledged (${inFlightRetries.filter(isDuplicateAck).length} as duplicate)`,
+		);
 		const unexpected = [
-			...genuineAnswers.filter((a) => a.status !== 200),
+			...genuineAnswers.filter((a) => a.status !== 200 && !isInFlight(a)),
+			...inFlightRetries.filter((a) => a.status !== 200),
 			...signatureBad.flatMap((kind) => badAnswers.get(kind)!.filter((a) => a.status !== 401)),
 		];
 		for (const a of unexpected.slice(0, 10)) {

@@ -95,7 +95,7 @@ describe('Continue On Fail', () => {
 		expect(result.error).toBeUndefined();
 		const output = result.output('Little Pay');
 		expect(output[3].json).toEqual({
-			error: 'Item 3: Amount must be a positive number (got 0)',
+			error: "Item 3: Amount is 0 (the field's default): enter the amount",
 			description: expect.any(String),
 			key: rows[3].key,
 			itemIndex: 3,
@@ -151,7 +151,7 @@ describe('Bad input fails the item before anything is sent', () => {
 			'zero amount',
 			'router-payment-intent.json',
 			intent({ amount: 0 }),
-			/^Item 0: Amount must be a positive number \(got 0\)/,
+			/^Item 0: Amount is 0 \(the field's default\): enter the amount/,
 		],
 		[
 			'key with special characters',

@@ -87,6 +87,16 @@ export function validateAmount(
 	field = 'Amount',
 ): number {
 	const amount = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	// 0 is the Amount field's default: the field was left as it came, not given a wrong amount.
+	if (amount === 0 && field === 'Amount') {
+		invalidInput(
+			node,
+			itemIndex,
+			field,
+			"is 0 (the field's default): enter the amount",
+			"Enter the amount in the currency's main unit, e.g. 1500 for KES 1,500 (not cents), or map it from your data",
+		);
+	}
 	if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
 		invalidInput(
 			node,

@@ -88,6 +88,69 @@ function statementBlock(text: string, currency: string): StatementBlock {
 	};
 }
 
+/**
+ * Example 10 set up and published in `n8n`: the sandbox credentials, the mailbox's SMTP credential, its two
+ * Data Tables, the intents' Callback URL on this n8n, and the sweep and the statement on demand (a Webhook
+ * under each Schedule Trigger's name keeps its connections; it answers once its path has run, with no
+ * data, since a sweep that claims nothing has no last item). Returns the tables and the URLs.
+ */
+async function publishExample10(
+	api: N8nApi,
+	n8nUrl: string,
+	sandbox: SandboxHandle,
+	mailbox: MailSink,
+	label: string,
+): Promise<{
+	tables: { paymentsId: string; shipmentsId: string };
+	workflowId: string;
+	orderUrl: string;
+	sweepUrl: string;
+	statementUrl: string;
+	triggerUrl: string;
+}> {
+	const ids = await sandboxCredentials(api, sandbox, label);
+	const smtpId = await mailboxCredential(api, mailbox.smtpPort);
+	const tables = await createExampleTables(api);
+	const loaded = loadExample('10-orders-ship-once.json', {
+		BASIC_CREDENTIAL_ID: ids.basicId,
+		API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+		SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
+		PAYMENTS_TABLE_ID: tables.paymentsId,
+		SHIPMENTS_TABLE_ID: tables.shipmentsId,
+		SMTP_CREDENTIAL_ID: smtpId,
+	});
+	// The Create node's Callback URL is the trigger's production URL on the demo's port.
+	const workflow = JSON.parse(
+		JSON.stringify(loaded).split('http://127.0.0.1:5678').join(n8nUrl),
+	) as Json;
+	const nodes = workflow.nodes as Json[];
+	const onDemand = (name: string, path: string) => {
+		const at = nodes.findIndex(
+			(n) => n.name === name && n.type === 'n8n-nodes-base.scheduleTrigger',
+		);
+		if (at < 0) throw new Error(`example 10 has no Schedule Trigger named ${name}`);
+		nodes[at] = { ...lastNodeWebhookNode(path, name, 'noData'), position: nodes[at].position };
+	};
+	onDemand('Every 15 Minutes', 'littlepay-sweep');
+	onDemand('Every Day at 18:00', 'littlepay-statement');
+	if (nodes.some((n) => n.type === 'n8n-nodes-base.scheduleTrigger'))
+		throw new Error('example 10 has a Schedule Trigger the test does not run on demand');
+	const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
+	if (!trigger) throw new Error('example 10 has no Little Pay Trigger');
+	const { id, versionId } = await api.createWorkflow(workflow);
+	await api.activateWorkflow(id, versionId);
+	const triggerUrl = `${n8nUrl}/webhook/${String(trigger.webhookId)}/littlepay`;
+	await waitForWebhook(triggerUrl);
+	return {
+		tables,
+		workflowId: id,
+		orderUrl: `${n8nUrl}/webhook/littlepay-order`,
+		sweepUrl: `${n8nUrl}/webhook/littlepay-sweep`,
+		statementUrl: `${n8nUrl}/webhook/littlepay-statement`,
+		triggerUrl,
+	};
+}
+
 describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tables)', () => {
 	let sandbox: SandboxHandle;
 	let n8n: N8nServer;
@@ -157,46 +220,13 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 		n8n = await startN8n();
 		api = new N8nApi(n8n.url);
 		await api.setupOwner();
-		const ids = await sandboxCredentials(api, sandbox, 'ship once');
-		const smtpId = await mailboxCredential(api, mailbox.smtpPort);
-		tables = await createExampleTables(api);
-		const loaded = loadExample('10-orders-ship-once.json', {
-			BASIC_CREDENTIAL_ID: ids.basicId,
-			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
-			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
-			PAYMENTS_TABLE_ID: tables.paymentsId,
-			SHIPMENTS_TABLE_ID: tables.shipmentsId,
-			SMTP_CREDENTIAL_ID: smtpId,
-		});
-		// The Create node's Callback URL is the trigger's production URL on the demo's port.
-		const workflow = JSON.parse(
-			JSON.stringify(loaded).split('http://127.0.0.1:5678').join(n8n.url),
-		) as Json;
-		const nodes = workflow.nodes as Json[];
-		// The sweep and the statement on demand: a Webhook under each Schedule Trigger's name keeps its
-		// connections. It answers once its path has run, with no data, since a sweep that claims nothing has
-		// no last item.
-		const onDemand = (name: string, path: string) => {
-			const at = nodes.findIndex(
-				(n) => n.name === name && n.type === 'n8n-nodes-base.scheduleTrigger',
-			);
-			if (at < 0) throw new Error(`example 10 has no Schedule Trigger named ${name}`);
-			nodes[at] = { ...lastNodeWebhookNode(path, name, 'noData'), position: nodes[at].position };
-		};
-		onDemand('Every 15 Minutes', 'littlepay-sweep');
-		onDemand('Every Day at 18:00', 'littlepay-statement');
-		if (nodes.some((n) => n.type === 'n8n-nodes-base.scheduleTrigger'))
-			throw new Error('example 10 has a Schedule Trigger the test does not run on demand');
-		const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
-		if (!trigger) throw new Error('example 10 has no Little Pay Trigger');
-		const { id, versionId } = await api.createWorkflow(workflow);
-		workflowId = id;
-		await api.activateWorkflow(id, versionId);
-		orderUrl = `${n8n.url}/webhook/littlepay-order`;
-		sweepUrl = `${n8n.url}/webhook/littlepay-sweep`;
-		statementUrl = `${n8n.url}/webhook/littlepay-statement`;
-		triggerUrl = `${n8n.url}/webhook/${String(trigger.webhookId)}/littlepay`;
-		await waitForWebhook(triggerUrl);
+		({ tables, workflowId, orderUrl, sweepUrl, statementUrl, triggerUrl } = await publishExample10(
+			api,
+			n8n.url,
+			sandbox,
+			mailbox,
+			'ship once',
+		));
 	});
 
 	afterAll(async () => {
@@ -478,39 +508,13 @@ describe('example 10: n8n killed mid-burst of callbacks and restarted (issue 30)
 		n8n = await startN8n();
 		api = new N8nApi(n8n.url);
 		await api.setupOwner();
-		const ids = await sandboxCredentials(api, sandbox, 'ship once kill');
-		const smtpId = await mailboxCredential(api, mailbox.smtpPort);
-		tables = await createExampleTables(api);
-		const loaded = loadExample('10-orders-ship-once.json', {
-			BASIC_CREDENTIAL_ID: ids.basicId,
-			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
-			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
-			PAYMENTS_TABLE_ID: tables.paymentsId,
-			SHIPMENTS_TABLE_ID: tables.shipmentsId,
-			SMTP_CREDENTIAL_ID: smtpId,
-		});
-		const workflow = JSON.parse(
-			JSON.stringify(loaded).split('http://127.0.0.1:5678').join(n8n.url),
-		) as Json;
-		const nodes = workflow.nodes as Json[];
-		const onDemand = (name: string, path: string) => {
-			const at = nodes.findIndex(
-				(n) => n.name === name && n.type === 'n8n-nodes-base.scheduleTrigger',
-			);
-			if (at < 0) throw new Error(`example 10 has no Schedule Trigger named ${name}`);
-			nodes[at] = { ...lastNodeWebhookNode(path, name, 'noData'), position: nodes[at].position };
-		};
-		onDemand('Every 15 Minutes', 'littlepay-sweep');
-		onDemand('Every Day at 18:00', 'littlepay-statement');
-		const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
-		if (!trigger) throw new Error('example 10 has no Little Pay Trigger');
-		const { id, versionId } = await api.createWorkflow(workflow);
-		workflowId = id;
-		await api.activateWorkflow(id, versionId);
-		orderUrl = `${n8n.url}/webhook/littlepay-order`;
-		sweepUrl = `${n8n.url}/webhook/littlepay-sweep`;
-		triggerUrl = `${n8n.url}/webhook/${String(trigger.webhookId)}/littlepay`;
-		await waitForWebhook(triggerUrl);
+		({ tables, workflowId, orderUrl, sweepUrl, triggerUrl } = await publishExample10(
+			api,
+			n8n.url,
+			sandbox,
+			mailbox,
+			'ship once kill',
+		));
 	});
 
 	afterAll(async () => {

@@ -258,6 +258,11 @@ export async function createExampleTables(
 		{ name: 'currency', type: 'string' },
 		{ name: 'status', type: 'string' },
 		{ name: 'started', type: 'date' },
+		// Which execution claimed the paid order, when, and when it shipped: the sweep takes over a claim
+		// whose execution died before shipping.
+		{ name: 'claimedBy', type: 'string' },
+		{ name: 'claimedAt', type: 'date' },
+		{ name: 'shippedAt', type: 'date' },
 	]);
 	const shipmentsId = await api.createDataTable('littlepay_shipments', [
 		{ name: 'reference', type: 'string' },

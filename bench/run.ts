@@ -10,6 +10,7 @@ import { benchPayouts } from './payouts';
 import { benchPayoutSettlement } from './payoutSettlement';
 import { benchQueueCallbacks } from './queueCallbacks';
 import { benchQueuePayouts } from './queuePayouts';
+import { benchReconcile } from './reconcile';
 import { benchReliability } from './reliability';
 import { benchTriggerLoad } from './triggerLoad';
 import { benchWaiting } from './waiting';
@@ -24,6 +25,7 @@ const benches: Record<string, () => Promise<void>> = {
 	payoutSettlement: benchPayoutSettlement,
 	queueCallbacks: benchQueueCallbacks,
 	queuePayouts: benchQueuePayouts,
+	reconcile: benchReconcile,
 	reliability: benchReliability,
 	triggerLoad: benchTriggerLoad,
 	waiting: benchWaiting,

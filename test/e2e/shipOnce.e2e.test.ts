@@ -100,7 +100,10 @@ async function publishExample10(
 	sandbox: SandboxHandle,
 	mailbox: MailSink,
 	label: string,
-	takeOverAfterSeconds?: number,
+	{
+		takeOverAfterSeconds,
+		callbackUrl,
+	}: { takeOverAfterSeconds?: number; callbackUrl?: string } = {},
 ): Promise<{
 	tables: { paymentsId: string; shipmentsId: string };
 	workflowId: string;
@@ -125,6 +128,11 @@ async function publishExample10(
 		JSON.stringify(loaded).split('http://127.0.0.1:5678').join(n8nUrl),
 	) as Json;
 	const nodes = workflow.nodes as Json[];
+	if (callbackUrl) {
+		const create = nodes.find((n) => n.name === 'Create Payment Intent');
+		if (!create) throw new Error('example 10 has no Create Payment Intent node');
+		(create.parameters as Json).callbackUrl = callbackUrl;
+	}
 	const onDemand = (name: string, path: string) => {
 		const at = nodes.findIndex(
 			(n) => n.name === name && n.type === 'n8n-nodes-base.scheduleTrigger',
@@ -526,7 +534,7 @@ describe('example 10: n8n killed mid-burst of callbacks and restarted (issue 30)
 			sandbox,
 			mailbox,
 			'ship once kill',
-			5,
+			{ takeOverAfterSeconds: 5 },
 		));
 	});
 
@@ -683,7 +691,9 @@ describe('example 10: n8n killed mid-burst of callbacks and restarted (issue 30)
 			const sweep = await axios.post(sweepUrl, {}, { validateStatus: () => true, timeout: 120000 });
 			expect(sweep.status).toBe(200);
 			const executions = await settledExecutions(api, workflowId);
-			expect(executions.filter((e) => e.status !== 'success' && e.status !== 'crashed')).toEqual([]);
+			expect(executions.filter((e) => e.status !== 'success' && e.status !== 'crashed')).toEqual(
+				[],
+			);
 			// Shipped once by the first sweep; the second finds nothing to take over.
 			const before = await shipmentsOf(diedBefore);
 			expect([round, before.map((row) => row.via)]).toEqual([round, ['sweep']]);
@@ -701,5 +711,197 @@ describe('example 10: n8n killed mid-burst of callbacks and restarted (issue 30)
 			expect(rows[0].claimedBy).toBe(before[0].executionId);
 			expect(rows[1].claimedBy).not.toBe('900001');
 		}
+	});
+});
+
+describe('example 10: a seeded day with every callback lost, closed by one sweep (issue 30)', () => {
+	let sandbox: SandboxHandle;
+	let n8n: N8nServer;
+	let api: N8nApi;
+	let mailbox: MailSink;
+	let workflowId: string;
+	let tables: { paymentsId: string; shipmentsId: string };
+	let orderUrl: string;
+	let sweepUrl: string;
+	let statementUrl: string;
+	let triggerUrl: string;
+	const tag = randomUUID().replace(/-/g, '').slice(0, 6);
+	const DEAD_CALLBACK_URL = 'http://127.0.0.1:9/cb';
+
+	beforeAll(async () => {
+		// Callbacks go to a port nobody listens on; the sandbox gives up after two quick retries.
+		sandbox = await startSandbox({
+			port: 0,
+			pinDelayMs: 50,
+			quiet: true,
+			callbackRetryDelaysMs: [100, 300],
+		});
+		mailbox = await startMailSink();
+		n8n = await startN8n();
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		({ tables, workflowId, orderUrl, sweepUrl, statementUrl, triggerUrl } = await publishExample10(
+			api,
+			n8n.url,
+			sandbox,
+			mailbox,
+			'seeded day',
+			{ callbackUrl: DEAD_CALLBACK_URL },
+		));
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await sandbox?.close();
+		await mailbox?.close();
+	});
+
+	it('60 orders (paid, failed for good, failed once and then paid), no callback arrives: one sweep makes every row final, each paid order ships once, the statement equals the ledger to the cent, and the late callbacks ship nothing', async () => {
+		type Outcome = 'pays' | 'fails for good' | 'fails, then pays';
+		const outcomes: Outcome[] = ['pays', 'fails for good', 'fails, then pays'];
+		const orders: Array<{ orderId: string; amount: number; outcome: Outcome; reference: string }> =
+			[];
+		for (let i = 0; i < 60; i++) {
+			const orderId = `day${tag}${i}`;
+			const amount = (10001 + 1237 * i) / 100;
+			const answer = await postToNewWebhook(orderUrl, { orderId, amount });
+			expect(answer.status).toBe(200);
+			orders.push({
+				orderId,
+				amount,
+				outcome: outcomes[i % 3],
+				reference: (answer.data as OrderAnswer).reference,
+			});
+		}
+		const ledger = async () =>
+			(await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data.intents as Array<{
+				reference: string;
+				status: string;
+				amount: number;
+			}>;
+		const statusesOf = async (references: string[]) => {
+			const byReference = new Map((await ledger()).map((i) => [i.reference, i.status]));
+			return references.map((r) => byReference.get(r));
+		};
+		const pay = (reference: string, mobile: string) =>
+			axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, {
+				type: 'MPESA',
+				payment: { mobile },
+			});
+
+		// The first attempts, then the second attempts of those who failed once, then the day's end for the
+		// others who failed: their intents expire, which makes their FAILED final.
+		await Promise.all(orders.map((o) => pay(o.reference, o.outcome === 'pays' ? PAYS : FAILS)));
+		await waitFor('every first attempt to settle', async () =>
+			(await statusesOf(orders.map((o) => o.reference))).every((s) => s !== 'PENDING')
+				? true
+				: undefined,
+		);
+		const retrying = orders.filter((o) => o.outcome === 'fails, then pays');
+		await Promise.all(retrying.map((o) => pay(o.reference, PAYS)));
+		for (const o of orders.filter((o) => o.outcome === 'fails for good'))
+			await axios.post(`${sandbox.baseUrl}/sandbox/payments/${o.reference}/expire`);
+		const references = orders.map((o) => o.reference);
+		const expected = orders.map((o) => (o.outcome === 'fails for good' ? 'FAILED' : 'COMPLETED'));
+		await waitFor('every payment to reach its end at the gateway', async () => {
+			const now = await statusesOf(references);
+			return now.every((s, i) => s === expected[i]) ? true : undefined;
+		});
+		// Every callback lost: each delivery to the dead URL out of retries (first attempt + 2).
+		const lost = await waitFor('every callback delivery to give up', async () => {
+			const entries = (
+				(await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
+					.callbacks as CallbackLogEntry[]
+			).filter((c) => c.url === DEAD_CALLBACK_URL);
+			const byDelivery = new Map<string, CallbackLogEntry[]>();
+			for (const c of entries) byDelivery.set(c.id, [...(byDelivery.get(c.id) ?? []), c]);
+			const deliveries = [...byDelivery.values()];
+			// One callback per attempt's end: 60 first attempts and 20 second ones.
+			return deliveries.length >= 80 && deliveries.every((attempts) => attempts.length >= 3)
+				? deliveries
+				: undefined;
+		});
+		expect(
+			lost.some((attempts) =>
+				attempts.some((c) => (c.status ?? 0) >= 200 && (c.status ?? 0) < 300),
+			),
+		).toBe(false);
+		const before = await api.dataTableRows(tables.paymentsId);
+		expect(before.map((row) => row.status)).toEqual(orders.map(() => 'PENDING'));
+		expect(await api.dataTableRows(tables.shipmentsId)).toEqual([]);
+
+		// One sweep.
+		const sweep = await axios.post(sweepUrl, {}, { validateStatus: () => true, timeout: 300000 });
+		expect(sweep.status).toBe(200);
+		const executions = await settledExecutions(api, workflowId);
+		expect(executions.filter((e) => e.status !== 'success')).toEqual([]);
+
+		const rows = new Map(
+			(await api.dataTableRows(tables.paymentsId)).map((row) => [String(row.reference), row]),
+		);
+		expect(references.map((r) => rows.get(r)?.status)).toEqual(expected);
+		const shipped = new Map<string, Json[]>();
+		for (const row of await api.dataTableRows(tables.shipmentsId)) {
+			const reference = String(row.reference);
+			shipped.set(reference, [...(shipped.get(reference) ?? []), row]);
+		}
+		const paid = orders.filter((o) => o.outcome !== 'fails for good').map((o) => o.reference);
+		expect(paid.map((r) => [r, shipped.get(r)?.length ?? 0])).toEqual(paid.map((r) => [r, 1]));
+		expect([...shipped.keys()].sort()).toEqual([...paid].sort());
+
+		// The statement against the ledger, to the cent.
+		const mailsBefore = mailbox.messages().length;
+		const answer = await axios.post(
+			statementUrl,
+			{},
+			{ validateStatus: () => true, timeout: 120000 },
+		);
+		expect(answer.status).toBe(200);
+		const mail = await waitFor('the statement e-mail', async () => mailbox.messages()[mailsBefore]);
+		const inLedger = (await ledger()).filter((i) => references.includes(i.reference));
+		const ledgerFigure = (status?: string): Figure => {
+			const chosen = inLedger.filter((i) => status === undefined || i.status === status);
+			return { count: chosen.length, cents: chosen.reduce((sum, i) => sum + cents(i.amount), 0) };
+		};
+		const kes = statementBlock(mail.html, 'KES');
+		expect(kes.started).toEqual(ledgerFigure());
+		expect(kes.completed).toEqual(ledgerFigure('COMPLETED'));
+		expect(kes.failed).toEqual(ledgerFigure('FAILED'));
+		expect(kes.open).toEqual({ count: 0, cents: 0 });
+		expect(mail.subject).toMatch(/: 40 completed, 0 open$/);
+
+		// The late callbacks: every lost delivery arrives at last, as it was signed (its last attempt).
+		const known = new Set((await settledExecutions(api, workflowId)).map((e) => e.id));
+		const shipmentsBefore = await api.dataTableRows(tables.shipmentsId);
+		const late = await Promise.all(
+			lost.map((attempts) => {
+				const last = attempts[attempts.length - 1];
+				return axios.post(triggerUrl, last.body, {
+					headers: {
+						'content-type': 'application/json',
+						'x-littlepay-timestamp': last.timestamp,
+						'x-littlepay-signature': last.signature,
+					},
+					validateStatus: () => true,
+				});
+			}),
+		);
+		expect(late.filter((r) => r.status !== 200)).toEqual([]);
+		const afterLate = await settledExecutions(api, workflowId);
+		const fresh = afterLate.filter((e) => !known.has(e.id));
+		expect(fresh.filter((e) => e.status !== 'success')).toEqual([]);
+		const completedCallbacks = lost.filter(
+			(attempts) => (JSON.parse(attempts[0].body) as Json).status === 'COMPLETED',
+		).length;
+		// The trigger listens for payment.completed: each of those runs once and its claim stops it.
+		expect(fresh).toHaveLength(completedCallbacks);
+		expect(await api.dataTableRows(tables.shipmentsId)).toEqual(shipmentsBefore);
+		process.stdout.write(
+			`seeded day: ${orders.length} orders, ${lost.length} callbacks lost (${completedCallbacks} completed), one sweep: ` +
+				`${paid.length} shipped once, ${orders.length - paid.length} closed FAILED, 0 open; statement KES completed ` +
+				`${kes.completed.count} (${money(kes.completed.cents)}) = ledger, failed ${kes.failed.count} ` +
+				`(${money(kes.failed.cents)}) = ledger; ${late.length} late callbacks delivered: ${fresh.length} executions, ` +
+				`0 shipments\n`,
+		);
 	});
 });

@@ -21,6 +21,16 @@ export interface TestSandbox {
 	): Promise<AxiosResponse<Json>>;
 	createIntent(overrides?: Json): Promise<{ reference: string; key: string; checkoutUrl: string }>;
 	status(referenceOrKey: string, query?: string): Promise<Json>;
+	/** A payout sent straight to the gateway (not through the node); returns the gateway's record. */
+	createPayout(payout: {
+		key: string;
+		to: string;
+		amount?: number;
+		method?: string;
+		currency?: string;
+	}): Promise<Json>;
+	/** Waits until the payout with this ID or key is no longer pending. */
+	payoutSettled(idOrKey: string): Promise<void>;
 }
 
 /** A browser's device information as the enrolment step sends it. */
@@ -88,7 +98,47 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 		if (res.status !== 200) throw new Error(`status: ${res.status} ${JSON.stringify(res.data)}`);
 		return res.data.data as Json;
 	};
-	return { sandbox, base, basic, apiKeyHeaders, get, post, createIntent, status };
+	const createPayout = async (payout: {
+		key: string;
+		to: string;
+		amount?: number;
+		method?: string;
+		currency?: string;
+	}) => {
+		const res = await post(
+			'/api/disbursements',
+			{
+				amount: payout.amount ?? 1000,
+				method: payout.method ?? 'MPESA',
+				currency: payout.currency ?? 'KES',
+				key: payout.key,
+				details: { to: payout.to, accountType: 'MOBILE' },
+			},
+			apiKeyHeaders,
+		);
+		if (res.status !== 200)
+			throw new Error(`createPayout: ${res.status} ${JSON.stringify(res.data)}`);
+		return res.data.data as Json;
+	};
+	const payoutSettled = async (idOrKey: string) => {
+		await waitFor('the payout to settle', async () =>
+			(await get(`/api/disbursements/${idOrKey}`, apiKeyHeaders)).data.data.status === 'pending'
+				? undefined
+				: true,
+		);
+	};
+	return {
+		sandbox,
+		base,
+		basic,
+		apiKeyHeaders,
+		get,
+		post,
+		createIntent,
+		status,
+		createPayout,
+		payoutSettled,
+	};
 }
 
 /** Polls until check returns a value (never longer than timeoutMs). */

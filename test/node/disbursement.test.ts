@@ -1,7 +1,7 @@
 // Disbursement: Create (payouts, keys, dry run), Get, Get Charges and Quote Fee, run as workflows through n8n-core's engine against the sandbox.
 import { loadFixture, runWorkflow } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
-import { newKey, waitFor } from '../../testkit/sandbox';
+import { newKey } from '../../testkit/sandbox';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 
@@ -306,17 +306,7 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 		const existing = payout({ amount: 700 });
 		const taken = payout({ amount: 800 });
 		for (const p of [existing, taken]) {
-			await sb.post(
-				'/api/disbursements',
-				{
-					amount: p.amount,
-					method: 'MPESA',
-					currency: 'KES',
-					key: p.key,
-					details: { to: '254712345670', accountType: 'MOBILE' },
-				},
-				sb.apiKeyHeaders,
-			);
+			await sb.createPayout({ key: String(p.key), amount: Number(p.amount), to: '254712345670' });
 		}
 		const before = (await ledgerDisbursements()).length;
 		await sb.received();
@@ -406,31 +396,11 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 describe('Disbursement: Get', () => {
 	it('reads a payout by ID or key in the payout vocabulary: pending, or completed with settledAt; Include Gateway Record adds it under raw', async () => {
 		const key = newKey('get');
-		const created = await sb.post(
-			'/api/disbursements',
-			{
-				amount: 1000,
-				method: 'AIRTEL',
-				currency: 'KES',
-				key,
-				details: { to: '256712345670', accountType: 'MOBILE' },
-			},
-			sb.apiKeyHeaders,
-		);
-		const id = String(created.data.data.id);
+		const created = await sb.createPayout({ key, method: 'AIRTEL', to: '256712345670' });
+		const id = String(created.id);
 		// A number ending in 3 never settles in the sandbox.
 		const pendingKey = newKey('getp');
-		await sb.post(
-			'/api/disbursements',
-			{
-				amount: 1000,
-				method: 'AIRTEL',
-				currency: 'KES',
-				key: pendingKey,
-				details: { to: '256712345673', accountType: 'MOBILE' },
-			},
-			sb.apiKeyHeaders,
-		);
+		await sb.createPayout({ key: pendingKey, method: 'AIRTEL', to: '256712345673' });
 		await sb.received();
 		const early = await run('disbursement-get.json', [{ id: pendingKey }]);
 		expect(early.output('Little Pay')[0].json).toMatchObject({
@@ -440,11 +410,7 @@ describe('Disbursement: Get', () => {
 			settledAt: null,
 			gatewayStatus: 'pending',
 		});
-		await waitFor('settled', async () =>
-			(await sb.get(`/api/disbursements/${id}`, sb.apiKeyHeaders)).data.data.status === 'pending'
-				? undefined
-				: true,
-		);
+		await sb.payoutSettled(id);
 		await sb.received();
 		const result = await run('disbursement-get.json', [{ id }, { id: key, includeRecord: true }]);
 		expect(result.error).toBeUndefined();
@@ -474,22 +440,8 @@ describe('Disbursement: Get', () => {
 
 	it('a failed payout says failed, with the reason and when it settled', async () => {
 		const key = newKey('getf');
-		await sb.post(
-			'/api/disbursements',
-			{
-				amount: 1000,
-				method: 'MPESA',
-				currency: 'KES',
-				key,
-				details: { to: '254712345672', accountType: 'MOBILE' },
-			},
-			sb.apiKeyHeaders,
-		);
-		await waitFor('settled', async () =>
-			(await sb.get(`/api/disbursements/${key}`, sb.apiKeyHeaders)).data.data.status === 'pending'
-				? undefined
-				: true,
-		);
+		await sb.createPayout({ key, to: '254712345672' });
+		await sb.payoutSettled(key);
 		const result = await run('disbursement-get.json', [{ id: key }]);
 		expect(result.output('Little Pay')[0].json).toMatchObject({
 			key,

@@ -69,22 +69,8 @@ async function failedForGood() {
 /** A payout sent straight to the gateway to a number ending in `lastDigit` (0 pays, 1 and 2 fail), once settled. */
 async function settledPayout(lastDigit: number): Promise<string> {
 	const key = newKey('schema');
-	await sb.post(
-		'/api/disbursements',
-		{
-			amount: 1000,
-			method: 'MPESA',
-			currency: 'KES',
-			key,
-			details: { to: `25471234567${lastDigit}`, accountType: 'MOBILE' },
-		},
-		sb.apiKeyHeaders,
-	);
-	await waitFor('the payout to settle', async () =>
-		(await sb.get(`/api/disbursements/${key}`, sb.apiKeyHeaders)).data.data.status === 'pending'
-			? undefined
-			: true,
-	);
+	await sb.createPayout({ key, to: `25471234567${lastDigit}` });
+	await sb.payoutSettled(key);
 	return key;
 }
 

@@ -5,6 +5,8 @@
 // the shipments Data Table must end with exactly one row per paid order and none for unpaid ones. Then the
 // daily statement e-mails the payments table's figures per currency, checked against the sandbox's ledger.
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
 
 import axios from 'axios';
 import type { AxiosResponse } from 'axios';
@@ -27,7 +29,12 @@ import {
 	waitFor,
 	waitForWebhook,
 } from '../../testkit/n8nRuns';
-import { lastNodeWebhookNode } from '../../testkit/workflowParts';
+import {
+	chain,
+	lastNodeWebhookNode,
+	littlePayNode,
+	webhookNode,
+} from '../../testkit/workflowParts';
 
 jest.setTimeout(600000);
 
@@ -903,5 +910,376 @@ describe('example 10: a seeded day with every callback lost, closed by one sweep
 				`(${money(kes.failed.cents)}) = ledger; ${late.length} late callbacks delivered: ${fresh.length} executions, ` +
 				`0 shipments\n`,
 		);
+	});
+});
+
+describe('example 10: n8n killed while payments are paused, restarted and swept (issue 30)', () => {
+	let sandbox: SandboxHandle;
+	let n8n: N8nServer;
+	let api: N8nApi;
+	let mailbox: MailSink;
+	let workflowId: string;
+	let tables: { paymentsId: string; shipmentsId: string };
+	let sweepUrl: string;
+	let triggerUrl: string;
+	let pausedOrderUrl: string;
+	const tag = randomUUID().replace(/-/g, '').slice(0, 6);
+	/** The sandbox's delivery of a callback: the first attempt and one retry per delay. */
+	const retryDelaysMs = [1000, 3000, 30000];
+
+	/**
+	 * The slow step of the paused path (a stock reservation that takes 1.5 s), which widens the moment
+	 * between the resume call answered 200 and the resumed run's end: it answers with the reference it was
+	 * asked about, and notes the requests whose caller went away before the answer.
+	 */
+	let slowServer: Server;
+	const slow = { references: [] as string[], cut: [] as string[] };
+	let onSlowRequest: (reference: string) => void = () => undefined;
+
+	const callbackLog = async (): Promise<CallbackLogEntry[]> =>
+		(await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
+			.callbacks as CallbackLogEntry[];
+
+	const pay = (reference: string, mobile: string) =>
+		axios.post(
+			`${sandbox.baseUrl}/pay/${reference}/process`,
+			{ type: 'MPESA', payment: { mobile } },
+			{ validateStatus: () => true },
+		);
+
+	/** Shipment rows per reference. */
+	const shipments = async (): Promise<Map<string, Json[]>> => {
+		const byReference = new Map<string, Json[]>();
+		for (const row of await api.dataTableRows(tables.shipmentsId)) {
+			const reference = String(row.reference);
+			byReference.set(reference, [...(byReference.get(reference) ?? []), row]);
+		}
+		return byReference;
+	};
+
+	const paymentRows = async (): Promise<Map<string, Json>> =>
+		new Map(
+			(await api.dataTableRows(tables.paymentsId)).map((row) => [String(row.reference), row]),
+		);
+
+	/** The execution a resume URL belongs to. */
+	const resumedExecution = (url: string): string | undefined =>
+		/\/webhook-waiting\/(\d+)/.exec(url)?.[1];
+
+	/**
+	 * Adds the paused order path to example 10 and publishes it again: New Paused Order -> Create the Paused
+	 * Intent (Callback URL: the execution's resume URL) -> Record the Paused Payment (Record the Payment's
+	 * parameters) -> Pause Until Paid -> Paid While Paused? -> Reserve Stock (slow) -> the example's Claim the
+	 * Order, Ship the Order, Mark Shipped.
+	 */
+	async function addPausedOrderPath(slowUrl: string): Promise<void> {
+		const deactivated = await api.http.post(`/rest/workflows/${workflowId}/deactivate`, {});
+		expect(deactivated.status).toBe(200);
+		const current = (await api.http.get(`/rest/workflows/${workflowId}`)).data.data as Json;
+		const nodes = current.nodes as Json[];
+		const nodeNamed = (name: string): Json => {
+			const found = nodes.find((n) => n.name === name);
+			if (!found) throw new Error(`example 10 has no ${name} node`);
+			return found;
+		};
+		const create = nodeNamed('Create Payment Intent');
+		const record = nodeNamed('Record the Payment');
+		const credentials = create.credentials as Record<string, { id: string }>;
+		const ids = {
+			basicId: credentials.littlePayBasicApi.id,
+			apiKeyId: credentials.littlePayApiKeyApi.id,
+		};
+		const y = -500;
+		nodes.push(
+			{ ...webhookNode('littlepay-order-paused', 'New Paused Order'), position: [0, y] },
+			{
+				...create,
+				id: randomUUID(),
+				name: 'Create the Paused Intent',
+				position: [220, y],
+				parameters: {
+					...(create.parameters as Json),
+					callbackUrl: '={{ $execution.resumeUrl }}',
+				},
+			},
+			{
+				...record,
+				id: randomUUID(),
+				name: 'Record the Paused Payment',
+				position: [440, y],
+			},
+			littlePayNode(
+				{
+					resource: 'payment',
+					operation: 'waitForCompletion',
+					paymentId: '={{ $json.reference }}',
+					waitForPayment: 'pause',
+					pauseTimeout: 2,
+					pauseTimeoutUnit: 'hours',
+					options: { publicKey: sandbox.merchant.publicKeyPem },
+				},
+				ids,
+				[660, y],
+				'Pause Until Paid',
+			),
+			{
+				// The pause also ends at its timeout or when the payment failed for good: only paid ones ship.
+				name: 'Paid While Paused?',
+				type: 'n8n-nodes-base.if',
+				typeVersion: 2,
+				position: [880, y],
+				parameters: {
+					conditions: {
+						options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
+						conditions: [
+							{
+								id: 'p1',
+								leftValue: '={{ $json.status }}',
+								rightValue: 'COMPLETED',
+								operator: { type: 'string', operation: 'equals' },
+							},
+						],
+						combinator: 'and',
+					},
+					options: {},
+				},
+			},
+			{
+				name: 'Reserve Stock (slow)',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [1100, y],
+				parameters: { url: `=${slowUrl}?reference={{ $json.reference }}`, options: {} },
+			},
+		);
+		const connections = {
+			...(current.connections as Json),
+			...chain(
+				'New Paused Order',
+				'Create the Paused Intent',
+				'Record the Paused Payment',
+				'Pause Until Paid',
+				'Paid While Paused?',
+				'Reserve Stock (slow)',
+				'Claim the Order',
+			),
+		};
+		const saved = await api.http.patch(`/rest/workflows/${workflowId}`, {
+			...current,
+			nodes,
+			connections,
+		});
+		if (saved.status !== 200)
+			throw new Error(`save the paused path: HTTP ${saved.status} ${JSON.stringify(saved.data)}`);
+		await api.activateWorkflow(workflowId, String(saved.data.data.versionId));
+		// Probing the trigger starts nothing (an unsigned call is refused); the order and sweep paths would run.
+		await waitForWebhook(triggerUrl);
+	}
+
+	beforeAll(async () => {
+		slowServer = createServer((req, res) => {
+			const reference =
+				new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('reference') ?? '';
+			slow.references.push(reference);
+			onSlowRequest(reference);
+			let gone = false;
+			res.on('close', () => {
+				if (res.writableFinished) return;
+				gone = true;
+				slow.cut.push(reference);
+			});
+			setTimeout(() => {
+				if (gone) return;
+				res.setHeader('content-type', 'application/json');
+				res.end(JSON.stringify({ reference }));
+			}, 1500);
+		});
+		await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
+		const slowPort = (slowServer.address() as { port: number }).port;
+		sandbox = await startSandbox({
+			port: 0,
+			pinDelayMs: 50,
+			quiet: true,
+			callbackRetryDelaysMs: retryDelaysMs,
+		});
+		mailbox = await startMailSink();
+		n8n = await startN8n();
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		({ tables, workflowId, sweepUrl, triggerUrl } = await publishExample10(
+			api,
+			n8n.url,
+			sandbox,
+			mailbox,
+			'ship once paused',
+			{ takeOverAfterSeconds: 5 },
+		));
+		pausedOrderUrl = `${n8n.url}/webhook/littlepay-order-paused`;
+		await addPausedOrderPath(`http://127.0.0.1:${slowPort}/reserve`);
+	});
+
+	afterAll(async () => {
+		await n8n?.stop();
+		await sandbox?.close();
+		await mailbox?.close();
+		slowServer?.closeAllConnections();
+		await new Promise((resolve) => slowServer?.close(resolve));
+	});
+
+	it('12 paused orders, n8n SIGKILLed while resumed runs are in flight and payers pay while it is down: after the sweep every paid order has shipped once', async () => {
+		const orderIds = Array.from({ length: 12 }, (_, i) => `paused${tag}${i}`);
+		for (const [i, orderId] of orderIds.entries()) {
+			const answer = await postToNewWebhook(pausedOrderUrl, { orderId, amount: amountA(i) });
+			expect(answer.status).toBe(200);
+		}
+		// Every order recorded PENDING and paused: its execution waits, its intent's Callback URL resumes it.
+		const recorded = await waitFor('the 12 paused orders to be recorded', async () => {
+			const rows = await api.dataTableRows(tables.paymentsId);
+			return rows.length === 12 ? rows : undefined;
+		});
+		await waitFor(
+			'the 12 executions to wait',
+			async () =>
+				(await allExecutions(api, workflowId)).filter((e) => e.status === 'waiting').length === 12
+					? true
+					: undefined,
+			120000,
+		);
+		const referenceOfOrder = new Map(
+			recorded.map((row) => [String(row.key), String(row.reference)]),
+		);
+		const references = orderIds.map((orderId) => String(referenceOfOrder.get(orderId)));
+		const requests = (await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data
+			.requests as Array<{ method: string; body?: Json }>;
+		const executionOf = new Map<string, string>();
+		for (const request of requests) {
+			const reference = referenceOfOrder.get(String(request.body?.key));
+			const execution = resumedExecution(String(request.body?.callbackUrl));
+			if (request.method === 'POST' && reference && execution)
+				executionOf.set(reference, execution);
+		}
+		expect(references.map((r) => executionOf.has(r))).toEqual(references.map(() => true));
+		const pausedExecutions = new Set(executionOf.values());
+
+		const early = references.slice(0, 2);
+		const atKill = references.slice(2, 6);
+		const whileDown = references.slice(6, 8);
+		const afterRestart = references.slice(8, 10);
+		const unpaid = references.slice(10);
+		const paid = [...early, ...atKill, ...whileDown, ...afterRestart];
+
+		// Paid first: resumed and shipped before anything goes wrong. One payer of the unpaid fails once:
+		// the pause answers that callback and goes on waiting.
+		await Promise.all([...early.map((r) => pay(r, PAYS)), pay(unpaid[0], FAILS)]);
+		await waitFor('the orders paid first to be shipped', async () => {
+			const rows = await paymentRows();
+			return early.every((r) => rows.get(r)?.shippedAt) ? true : undefined;
+		});
+		await waitFor('the failed attempt to be answered', async () =>
+			(await callbackLog()).some(
+				(c) => resumedExecution(c.url) === executionOf.get(unpaid[0]) && c.status === 200,
+			)
+				? true
+				: undefined,
+		);
+
+		// Paid at the kill: n8n is SIGKILLed as the first of their resumed runs reaches the slow step.
+		const reachedSlowStep = new Promise<void>((resolve) => {
+			onSlowRequest = (reference) => {
+				if (atKill.includes(reference)) resolve();
+			};
+		});
+		const paying = Promise.all(atKill.map((r) => pay(r, PAYS)));
+		await reachedSlowStep;
+		const killedAt = Date.now();
+		await n8n.kill();
+		for (const answer of await paying) expect(answer.status).toBeLessThan(300);
+		// Paid while n8n is down: their callbacks fail until it is back, or for good.
+		for (const answer of await Promise.all(whileDown.map((r) => pay(r, PAYS))))
+			expect(answer.status).toBeLessThan(300);
+		const port = Number(new URL(n8n.url).port);
+		n8n = await startN8n({ userFolder: n8n.userFolder, port });
+		const restartedAfterMs = Date.now() - killedAt;
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		await waitForWebhook(triggerUrl, 120000);
+		for (const answer of await Promise.all(afterRestart.map((r) => pay(r, PAYS))))
+			expect(answer.status).toBeLessThan(300);
+
+		// Let the sandbox's deliveries be over: answered, or out of retries.
+		const log = await waitFor(
+			'every callback delivery to be over',
+			async () => {
+				const entries = await callbackLog();
+				const byDelivery = new Map<string, CallbackLogEntry[]>();
+				for (const c of entries) byDelivery.set(c.id, [...(byDelivery.get(c.id) ?? []), c]);
+				const deliveries = [...byDelivery.values()];
+				const over = deliveries.every(
+					(attempts) =>
+						attempts.some((c) => c.status !== undefined && c.status < 300) ||
+						attempts.length > retryDelaysMs.length,
+				);
+				// Every paid order's callback, and the failed attempt's.
+				return over && deliveries.length >= paid.length + 1 ? entries : undefined;
+			},
+			120000,
+		);
+
+		// What the kill left, before the sweep: executions crashed while waiting (no resume call had reached
+		// n8n before the kill) or while resumed, and paid orders not shipped.
+		const beforeSweep = await settledExecutions(api, workflowId);
+		const resumeCalledBeforeKill = new Set(
+			log.filter((c) => Date.parse(c.at) < killedAt).map((c) => resumedExecution(c.url)),
+		);
+		const crashed = beforeSweep.filter((e) => e.status === 'crashed').map((e) => e.id);
+		const crashedResumed = crashed.filter((id) => resumeCalledBeforeKill.has(id));
+		const crashedWaiting = crashed.filter(
+			(id) => pausedExecutions.has(id) && !resumeCalledBeforeKill.has(id),
+		);
+		const refused = log.filter((c) => c.status === 409).length;
+		const shippedBeforeSweep = await shipments();
+		const waitingForSweep = paid.filter((r) => !shippedBeforeSweep.has(r));
+
+		for (const round of [1, 2]) {
+			const sweep = await axios.post(sweepUrl, {}, { validateStatus: () => true, timeout: 120000 });
+			expect([round, sweep.status]).toEqual([round, 200]);
+			await settledExecutions(api, workflowId);
+		}
+		const executions = await allExecutions(api, workflowId);
+		const shipped = await shipments();
+		const rows = await paymentRows();
+		const doubles = [...shipped.values()].filter((s) => s.length > 1).length;
+		const how = (reference: string): string => {
+			const [shipment] = shipped.get(reference) ?? [];
+			if (!shipment) return 'not shipped';
+			if (shipment.via === 'callback') return 'callback';
+			return pausedExecutions.has(String(shipment.executionId)) ? 'resume' : 'sweep';
+		};
+		const count = (way: string) => paid.filter((r) => how(r) === way).length;
+		const crashedOrders = paid.filter((r) => crashed.includes(String(executionOf.get(r))));
+		process.stdout.write(
+			`paused kill: ${references.length} paused, paid ${early.length + atKill.length} before the kill ` +
+				`(${early.length} shipped, ${atKill.length} at it, ${slow.cut.length} in the slow step), ` +
+				`${whileDown.length} while n8n was down (back after ${(restartedAfterMs / 1000).toFixed(1)} s), ` +
+				`${afterRestart.length} after, ${unpaid.length} unpaid; ${crashed.length} executions crashed ` +
+				`(${crashedWaiting.length} waiting, ${crashedResumed.length} resumed; n8n reruns none, ` +
+				`${refused} callbacks answered 409), ${waitingForSweep.length} paid orders left for the sweep; ` +
+				`shipped ${shipped.size}: ${count('resume')} via resume, ${count('sweep')} via sweep ` +
+				`(${crashedOrders.map((r) => `${String(rows.get(r)?.key)} ${how(r)}`).join(', ') || 'no crashed order'}), ` +
+				`${count('callback')} via callback, ${doubles} doubles\n`,
+		);
+
+		// The kill hit a resumed run in flight: the slow step's caller went away before its answer.
+		expect(slow.cut.filter((r) => atKill.includes(r)).length).toBeGreaterThanOrEqual(1);
+		expect(executions.filter((e) => !['success', 'waiting', 'crashed'].includes(e.status))).toEqual(
+			[],
+		);
+		// Each paid order shipped exactly once, none unpaid, and each is COMPLETED and marked shipped.
+		expect(paid.map((r) => [r, shipped.get(r)?.length ?? 0])).toEqual(paid.map((r) => [r, 1]));
+		expect([...shipped.keys()].sort()).toEqual([...paid].sort());
+		expect(paid.map((r) => [r, rows.get(r)?.status, Boolean(rows.get(r)?.shippedAt)])).toEqual(
+			paid.map((r) => [r, 'COMPLETED', true]),
+		);
+		expect(unpaid.map((r) => rows.get(r)?.status)).toEqual(['PENDING', 'PENDING']);
 	});
 });

@@ -178,6 +178,35 @@ async function publishExample10(
 	};
 }
 
+/**
+ * A sandbox (payers taking `pinDelayMs`, callbacks retried after `callbackRetryDelaysMs`), the demo's mailbox
+ * and an n8n 2.41.1 with its owner, and example 10 published there (see publishExample10).
+ */
+async function startExample10(
+	label: string,
+	sandboxOptions: { pinDelayMs: number; callbackRetryDelaysMs: number[] },
+	publishOptions: Parameters<typeof publishExample10>[5] = {},
+) {
+	const sandbox = await startSandbox({ port: 0, quiet: true, ...sandboxOptions });
+	const mailbox = await startMailSink();
+	const n8n = await startN8n();
+	const api = new N8nApi(n8n.url);
+	await api.setupOwner();
+	const published = await publishExample10(api, n8n.url, sandbox, mailbox, label, publishOptions);
+	return { sandbox, mailbox, n8n, api, ...published };
+}
+
+/** Stops what startExample10 started (the n8n running now: a test may have restarted it). */
+async function stopExample10(
+	n8n: N8nServer | undefined,
+	sandbox: SandboxHandle | undefined,
+	mailbox: MailSink | undefined,
+): Promise<void> {
+	await n8n?.stop();
+	await sandbox?.close();
+	await mailbox?.close();
+}
+
 describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tables)', () => {
 	let sandbox: SandboxHandle;
 	let n8n: N8nServer;
@@ -237,29 +266,22 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 
 	beforeAll(async () => {
 		// Short retries, so that the lost callbacks of B have given up well within the test.
-		sandbox = await startSandbox({
-			port: 0,
-			pinDelayMs: 100,
-			quiet: true,
-			callbackRetryDelaysMs: [200, 1000],
-		});
-		mailbox = await startMailSink();
-		n8n = await startN8n();
-		api = new N8nApi(n8n.url);
-		await api.setupOwner();
-		({ tables, workflowId, orderUrl, sweepUrl, statementUrl, triggerUrl } = await publishExample10(
-			api,
-			n8n.url,
+		({
 			sandbox,
 			mailbox,
-			'ship once',
-		));
+			n8n,
+			api,
+			tables,
+			workflowId,
+			orderUrl,
+			sweepUrl,
+			statementUrl,
+			triggerUrl,
+		} = await startExample10('ship once', { pinDelayMs: 100, callbackRetryDelaysMs: [200, 1000] }));
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
-		await sandbox?.close();
-		await mailbox?.close();
+		await stopExample10(n8n, sandbox, mailbox);
 	});
 
 	/** Runs the statement path now and returns the e-mail it sent. */
@@ -525,30 +547,16 @@ describe('example 10: n8n killed mid-burst of callbacks and restarted (issue 30)
 			.callbacks as CallbackLogEntry[];
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({
-			port: 0,
-			pinDelayMs: 50,
-			quiet: true,
-			callbackRetryDelaysMs: [500, 2000],
-		});
-		mailbox = await startMailSink();
-		n8n = await startN8n();
-		api = new N8nApi(n8n.url);
-		await api.setupOwner();
-		({ tables, workflowId, orderUrl, sweepUrl, triggerUrl } = await publishExample10(
-			api,
-			n8n.url,
-			sandbox,
-			mailbox,
-			'ship once kill',
-			{ takeOverAfterSeconds: 5 },
-		));
+		({ sandbox, mailbox, n8n, api, tables, workflowId, orderUrl, sweepUrl, triggerUrl } =
+			await startExample10(
+				'ship once kill',
+				{ pinDelayMs: 50, callbackRetryDelaysMs: [500, 2000] },
+				{ takeOverAfterSeconds: 5 },
+			));
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
-		await sandbox?.close();
-		await mailbox?.close();
+		await stopExample10(n8n, sandbox, mailbox);
 	});
 
 	it('no order ships twice, and every paid order ships: the sweep takes over the claims of executions that died before shipping', async () => {
@@ -737,30 +745,26 @@ describe('example 10: a seeded day with every callback lost, closed by one sweep
 
 	beforeAll(async () => {
 		// Callbacks go to a port nobody listens on; the sandbox gives up after two quick retries.
-		sandbox = await startSandbox({
-			port: 0,
-			pinDelayMs: 50,
-			quiet: true,
-			callbackRetryDelaysMs: [100, 300],
-		});
-		mailbox = await startMailSink();
-		n8n = await startN8n();
-		api = new N8nApi(n8n.url);
-		await api.setupOwner();
-		({ tables, workflowId, orderUrl, sweepUrl, statementUrl, triggerUrl } = await publishExample10(
-			api,
-			n8n.url,
+		({
 			sandbox,
 			mailbox,
+			n8n,
+			api,
+			tables,
+			workflowId,
+			orderUrl,
+			sweepUrl,
+			statementUrl,
+			triggerUrl,
+		} = await startExample10(
 			'seeded day',
+			{ pinDelayMs: 50, callbackRetryDelaysMs: [100, 300] },
 			{ callbackUrl: DEAD_CALLBACK_URL },
 		));
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
-		await sandbox?.close();
-		await mailbox?.close();
+		await stopExample10(n8n, sandbox, mailbox);
 	});
 
 	it('60 orders (paid, failed for good, failed once and then paid), no callback arrives: one sweep makes every row final, each paid order ships once, the statement equals the ledger to the cent, and the late callbacks ship nothing', async () => {
@@ -1096,32 +1100,18 @@ describe('example 10: n8n killed while payments are paused, restarted and swept 
 		});
 		await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
 		const slowPort = (slowServer.address() as { port: number }).port;
-		sandbox = await startSandbox({
-			port: 0,
-			pinDelayMs: 50,
-			quiet: true,
-			callbackRetryDelaysMs: retryDelaysMs,
-		});
-		mailbox = await startMailSink();
-		n8n = await startN8n();
-		api = new N8nApi(n8n.url);
-		await api.setupOwner();
-		({ tables, workflowId, sweepUrl, triggerUrl } = await publishExample10(
-			api,
-			n8n.url,
-			sandbox,
-			mailbox,
-			'ship once paused',
-			{ takeOverAfterSeconds: 5 },
-		));
+		({ sandbox, mailbox, n8n, api, tables, workflowId, sweepUrl, triggerUrl } =
+			await startExample10(
+				'ship once paused',
+				{ pinDelayMs: 50, callbackRetryDelaysMs: retryDelaysMs },
+				{ takeOverAfterSeconds: 5 },
+			));
 		pausedOrderUrl = `${n8n.url}/webhook/littlepay-order-paused`;
 		await addPausedOrderPath(`http://127.0.0.1:${slowPort}/reserve`);
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
-		await sandbox?.close();
-		await mailbox?.close();
+		await stopExample10(n8n, sandbox, mailbox);
 		slowServer?.closeAllConnections();
 		await new Promise((resolve) => slowServer?.close(resolve));
 	});

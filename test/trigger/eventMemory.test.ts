@@ -2,6 +2,7 @@
 // from the database before the call and the whole blob is saved after it (no lock, the last save wins).
 // Each "process" is a separate copy of the trigger module, so each has its own process memory.
 import { generateKeyPairSync, sign } from 'node:crypto';
+import { ObservableObject } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
@@ -119,6 +120,37 @@ describe('duplicate memory across n8n processes and restarts', () => {
 		expect(kept.new).toBe(5000);
 		expect(kept.old0).toBeUndefined();
 		expect(kept.old1).toBe(1001);
+	});
+
+	it('keeps the newest when many ids come back at once, and drops malformed entries', () => {
+		const triggerId = `many-${Math.random()}`;
+		for (let i = 0; i < 20; i++) recordAccepted(triggerId, {}, `p${i}`, 5000 + i);
+		const stored: Record<string, unknown> = { bad: 'x' };
+		for (let i = 0; i < EVENT_MEMORY_LIMIT; i++) stored[`old${i}`] = 1000 + i;
+		const staticData: IDataObject = { acceptedEvents: stored as IDataObject };
+		recordAccepted(triggerId, staticData, 'new', 6000);
+		const kept = staticData.acceptedEvents as Record<string, number>;
+		expect(Object.keys(kept)).toHaveLength(EVENT_MEMORY_LIMIT);
+		expect(kept.bad).toBeUndefined();
+		expect(kept.old20).toBeUndefined();
+		expect(kept.old21).toBe(1021);
+		expect([kept.p0, kept.p19, kept.new]).toEqual([5000, 5019, 6000]);
+	});
+
+	it("changes the loaded static data in place, through n8n's proxy, so n8n saves it", () => {
+		// As n8n loads a workflow's static data for an execution: wrapped to track changes.
+		const root = ObservableObject.create(
+			{ 'node:Little Pay Trigger': { acceptedEvents: { earlier: 1000 } } },
+			undefined,
+			{ ignoreEmptyOnFirstChild: true },
+		) as IDataObject;
+		const node = root['node:Little Pay Trigger'] as IDataObject;
+		expect(root.__dataChanged).toBe(false);
+		recordAccepted(`proxy-${Math.random()}`, node, 'new', 2000);
+		expect(root.__dataChanged).toBe(true);
+		expect(JSON.parse(JSON.stringify(root))).toEqual({
+			'node:Little Pay Trigger': { acceptedEvents: { earlier: 1000, new: 2000 } },
+		});
 	});
 
 	it('gives two deliveries of the same event the same eventId, and different events different ones', async () => {

@@ -31,26 +31,59 @@ function processMemoryOf(triggerId: string): Map<string, number> {
 	return memoryOf(processMemories, triggerId);
 }
 
-/** Reads the accepted events kept in a trigger's static data, ignoring anything malformed. */
-function storedEvents(staticData: IDataObject): Record<string, number> {
+/**
+ * The accepted events object kept in a trigger's static data, as loaded (not copied), or undefined when
+ * missing or malformed. Every accepted callback loads, checks and saves it, so it is read and changed in
+ * place: copying or rebuilding an object of 1,000 fresh keys per callback cost n8n's main thread several
+ * ms and made most of its garbage (issue 32).
+ */
+function storedEvents(staticData: IDataObject): Record<string, unknown> | undefined {
 	const stored = staticData[ACCEPTED_EVENTS_KEY];
-	if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return {};
-	const out: Record<string, number> = {};
-	for (const [id, at] of Object.entries(stored as IDataObject)) {
-		if (typeof at === 'number') out[id] = at;
-	}
-	return out;
+	if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return undefined;
+	return stored as Record<string, unknown>;
 }
 
-/** Keeps the newest `limit` entries by accepted time; of equal times, the later in `entries` is newer. */
-function newest(entries: Iterable<[string, number]>, limit: number): Array<[string, number]> {
-	const all = [...entries];
-	if (all.length <= limit) return all;
-	return all
-		.map((entry, index) => ({ entry, index }))
-		.sort((a, b) => b.entry[1] - a.entry[1] || b.index - a.index)
-		.slice(0, limit)
-		.map(({ entry }) => entry);
+/** The entries of a stored events object whose value is a time (others are malformed and ignored). */
+function* timedEntries(stored: Record<string, unknown>): Generator<[string, number]> {
+	for (const id in stored) {
+		const at = stored[id];
+		if (typeof at === 'number') yield [id, at];
+	}
+}
+
+/**
+ * Removes the oldest of `size()` entries (by accepted time; of equal times, the earlier in iteration
+ * order) until at most `limit` are left: one pass per removal, normally the one a new event pushed out.
+ */
+function trimOldest(
+	size: () => number,
+	entries: () => Iterable<[string, number]>,
+	remove: (id: string) => void,
+	limit: number,
+): void {
+	let excess = size() - limit;
+	if (excess <= 0) return;
+	if (excess > 8) {
+		// Many at once (a memory merged with another process's ids): one sort instead of a pass each.
+		const dropped = [...entries()]
+			.map((entry, index) => ({ entry, index }))
+			.sort((a, b) => a.entry[1] - b.entry[1] || a.index - b.index)
+			.slice(0, excess);
+		for (const { entry } of dropped) remove(entry[0]);
+		return;
+	}
+	while (excess-- > 0) {
+		let oldest: string | undefined;
+		let oldestAt = Infinity;
+		for (const [id, at] of entries()) {
+			if (at < oldestAt) {
+				oldestAt = at;
+				oldest = id;
+			}
+		}
+		if (oldest === undefined) return;
+		remove(oldest);
+	}
 }
 
 /**
@@ -63,7 +96,7 @@ export function alreadyAccepted(
 	eventId: string,
 ): boolean {
 	if (processMemoryOf(triggerId).has(eventId)) return true;
-	return typeof storedEvents(staticData)[eventId] === 'number';
+	return typeof storedEvents(staticData)?.[eventId] === 'number';
 }
 
 /** What the trigger does with a verified event: run it, answer that it already ran, or ask for it later. */
@@ -112,11 +145,12 @@ function rememberInProcess(
 ): Map<string, number> {
 	const memory = processMemoryOf(triggerId);
 	memory.set(eventId, Math.max(now, memory.get(eventId) ?? 0));
-	if (memory.size > limit) {
-		const kept = new Map(newest(memory, limit));
-		memory.clear();
-		for (const [id, at] of kept) memory.set(id, at);
-	}
+	trimOldest(
+		() => memory.size,
+		() => memory.entries(),
+		(id) => memory.delete(id),
+		limit,
+	);
 	return memory;
 }
 
@@ -139,9 +173,31 @@ export function recordAccepted(
 	limit = EVENT_MEMORY_LIMIT,
 ): void {
 	const memory = rememberInProcess(triggerId, eventId, now, limit);
-	const merged = new Map(Object.entries(storedEvents(staticData)));
-	for (const [id, at] of memory) merged.set(id, Math.max(at, merged.get(id) ?? 0));
-	staticData[ACCEPTED_EVENTS_KEY] = Object.fromEntries(newest(merged, limit));
+	if (storedEvents(staticData) === undefined) staticData[ACCEPTED_EVENTS_KEY] = {};
+	const stored = storedEvents(staticData)!;
+	// Changed in place (n8n's change-tracking proxy around loaded static data marks the blob changed): the
+	// ids this process has and the blob lacks or has older, normally just `eventId`, are written; then the
+	// oldest beyond the limit are deleted.
+	let size = 0;
+	for (const id in stored) {
+		if (typeof stored[id] === 'number') size++;
+		else delete stored[id];
+	}
+	for (const [id, at] of memory) {
+		const had = stored[id];
+		if (typeof had === 'number' && had >= at) continue;
+		if (typeof had !== 'number') size++;
+		stored[id] = at;
+	}
+	trimOldest(
+		() => size,
+		() => timedEntries(stored),
+		(id) => {
+			delete stored[id];
+			size--;
+		},
+		limit,
+	);
 }
 
 /** How many accepted events this process remembers for a trigger. */

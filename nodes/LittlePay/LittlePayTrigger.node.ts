@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { alertDue, refusedAlert } from './callbacks/alerts';
+import { refuseAndAlert } from './callbacks/alerts';
 import { authorizeCallback, statusConfirms } from './callbacks/authorize';
 import { callbackEventId, callbackToItem, parseCallback } from './callbacks/callbackEvent';
 import {
@@ -19,71 +19,15 @@ import {
 	refuseCallback as refuse,
 	signatureOptionFields,
 } from './callbacks/callbackRequest';
-import { fetchPaymentStatus } from './callbacks/confirmStatus';
-import { admitEvent, recordAccepted, settleEvent } from './callbacks/eventMemory';
+import { fetchPaymentStatus } from './transport/gateway';
+import {
+	admitEvent,
+	IN_FLIGHT_RETRY_AFTER_SECONDS,
+	recordAcceptedItems,
+	settleOnAnswer,
+	triggerIdOf,
+} from './callbacks/eventMemory';
 import { optionsCollection } from './actions/common';
-
-/**
- * Refuses a callback (nothing of it runs), and with Output Refused Callbacks on raises an alert on the
- * Refused output when its reason's window allows one. For a bad signature with the status API
- * credential at hand, it asks Little Pay whether the payment really is as the body says: then the
- * public key looks rotated or wrong. The 401 is still the answer the caller gets.
- */
-async function refuseAndAlert(
-	context: IWebhookFunctions,
-	status: number,
-	reason: string,
-	body: IDataObject,
-): Promise<IWebhookResponseData> {
-	const answer = refuse(context, status, reason);
-	if (!(context.getNodeParameter('refusedOutput', false) as boolean)) return answer;
-	const now = Date.now();
-	const due = alertDue(triggerIdOf(context), reason, now);
-	if (!due) return answer;
-	let keyLooksRotated: boolean | undefined;
-	if (
-		reason === 'bad-signature' &&
-		(context.getNodeParameter('confirmWithStatusApi', false) as boolean)
-	) {
-		try {
-			const record = await fetchPaymentStatus(context, String(body.reference ?? ''));
-			keyLooksRotated =
-				record !== undefined &&
-				String(record.status).toUpperCase() === String(body.status).toUpperCase();
-		} catch {
-			keyLooksRotated = undefined;
-		}
-	}
-	return {
-		...answer,
-		workflowData: [[{ json: refusedAlert(reason, due, now, body, keyLooksRotated) }]],
-	};
-}
-
-/** Which trigger a call is for: one memory of accepted events per workflow and node. */
-function triggerIdOf(context: IHookFunctions | IWebhookFunctions | IExecuteFunctions): string {
-	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
-}
-
-/** Seconds a gateway is asked to wait before delivering again a copy of an event still in flight. */
-const IN_FLIGHT_RETRY_AFTER_SECONDS = 5;
-
-/**
- * Settles an admitted event when n8n has answered the gateway. n8n 2.x answers an accepted callback
- * only after WorkflowRunner.run has recorded the execution (or queued it) and answers 5xx when that
- * fails; a request closed without an answer counts as not recorded, so a redelivery runs.
- */
-function settleOnAnswer(context: IWebhookFunctions, triggerId: string, eventId: string): void {
-	const res = context.getResponseObject();
-	let settled = false;
-	const settle = (recorded: boolean) => {
-		if (settled) return;
-		settled = true;
-		settleEvent(triggerId, eventId, recorded, Date.now());
-	};
-	res.once('finish', () => settle(res.statusCode >= 200 && res.statusCode < 300));
-	res.once('close', () => settle(false));
-}
 
 export class LittlePayTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -333,12 +277,7 @@ export class LittlePayTrigger implements INodeType {
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
-		const triggerId = triggerIdOf(this);
-		const staticData = this.getWorkflowStaticData('node');
-		for (const item of items) {
-			const eventId = item.json.eventId;
-			if (typeof eventId === 'string') recordAccepted(triggerId, staticData, eventId, Date.now());
-		}
+		recordAcceptedItems(this, items);
 		// Alerts about refused callbacks (only with Output Refused Callbacks on) go out on the Refused output.
 		const refused = items.filter((i) => i.json.refused === true);
 		if (refused.length === 0) return [items];

@@ -1,7 +1,5 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import type { IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
-
-import type { LittlePayCredential, LittlePayResponse } from './transport';
+import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
 
 // Every error the node raises is made here: bad input (an item, before anything is sent), a gateway
 // refusal, an outcome that is unknown, a cancelled run. Messages name the item; descriptions say how
@@ -47,7 +45,7 @@ export function redactCardNumbers(text: string): string {
  * For 401 and 403: which credential Little Pay refused, by the name the editor shows, and where the
  * values come from, as the credential test says it.
  */
-function credentialHint(response: LittlePayResponse): string | undefined {
+function credentialHint(response: GatewayAnswer): string | undefined {
 	if ((response.statusCode !== 401 && response.statusCode !== 403) || !response.credential)
 		return undefined;
 	const help = CREDENTIAL_HELP[response.credential];
@@ -57,7 +55,7 @@ function credentialHint(response: LittlePayResponse): string | undefined {
 /** Turns a Little Pay error answer into a NodeApiError with the gateway's message and a hint. */
 export function throwGatewayError(
 	context: IExecuteFunctions,
-	response: LittlePayResponse,
+	response: GatewayAnswer,
 	itemIndex: number,
 	cardData = false,
 ): never {
@@ -79,6 +77,17 @@ export function throwGatewayError(
 		httpCode: String(response.statusCode),
 		itemIndex,
 	});
+}
+
+/** The package's two credential types. */
+export type LittlePayCredential = 'littlePayBasicApi' | 'littlePayApiKeyApi';
+
+/** A gateway answer as transport/ returns it: the status code, the envelope's data and the credential it was sent with. */
+export interface GatewayAnswer {
+	statusCode: number;
+	data: IDataObject;
+	/** The credential the request was sent with, so a refusal can name it. */
+	credential?: LittlePayCredential;
 }
 
 /** What each credential is called in the editor, what it is for, and where its values are. */
@@ -119,4 +128,9 @@ export function throwUnknownOutcome(
 		`Item ${itemIndex}: the outcome of the ${what} is unknown (${detail})`,
 		{ itemIndex, description: check },
 	);
+}
+
+/** The error of a status check from a webhook call that Little Pay answered with neither a record nor 404. */
+export function statusCheckError(node: INode, statusCode: number): NodeOperationError {
+	return new NodeOperationError(node, `Little Pay status check answered HTTP ${statusCode}`);
 }

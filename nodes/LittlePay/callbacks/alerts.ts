@@ -1,4 +1,8 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { refuseCallback as refuse } from './callbackRequest';
+import { fetchPaymentStatus } from '../transport/gateway';
+import { triggerIdOf } from './eventMemory';
 
 /**
  * Alerts for refused callbacks. A refused callback starts nothing and is answered 401, which is right
@@ -107,5 +111,42 @@ export function refusedAlert(
 			reference: safeReference(body?.reference),
 			status: typeof body?.status === 'string' ? body.status.slice(0, 16) : null,
 		},
+	};
+}
+
+/**
+ * Refuses a callback (nothing of it runs), and with Output Refused Callbacks on raises an alert on the
+ * Refused output when its reason's window allows one. For a bad signature with the status API
+ * credential at hand, it asks Little Pay whether the payment really is as the body says: then the
+ * public key looks rotated or wrong. The 401 is still the answer the caller gets.
+ */
+export async function refuseAndAlert(
+	context: IWebhookFunctions,
+	status: number,
+	reason: string,
+	body: IDataObject,
+): Promise<IWebhookResponseData> {
+	const answer = refuse(context, status, reason);
+	if (!(context.getNodeParameter('refusedOutput', false) as boolean)) return answer;
+	const now = Date.now();
+	const due = alertDue(triggerIdOf(context), reason, now);
+	if (!due) return answer;
+	let keyLooksRotated: boolean | undefined;
+	if (
+		reason === 'bad-signature' &&
+		(context.getNodeParameter('confirmWithStatusApi', false) as boolean)
+	) {
+		try {
+			const record = await fetchPaymentStatus(context, String(body.reference ?? ''));
+			keyLooksRotated =
+				record !== undefined &&
+				String(record.status).toUpperCase() === String(body.status).toUpperCase();
+		} catch {
+			keyLooksRotated = undefined;
+		}
+	}
+	return {
+		...answer,
+		workflowData: [[{ json: refusedAlert(reason, due, now, body, keyLooksRotated) }]],
 	};
 }

@@ -25,16 +25,21 @@ export interface CallbackProof {
 /**
  * Decides whether a callback is Little Pay's. Payment callbacks must be signed (fail closed);
  * refund callbacks may be signed or carry the Refund Token. With Verify Signatures off and no token
- * set, a refund callback is accepted unverified (`none`).
+ * set, a refund callback is accepted unverified (`none`). With `signed` and Verify Signatures on, the
+ * signature alone decides, whatever the body is (the pause's resume, which takes signed calls only).
  */
-export function authorizeCallback(callback: ParsedCallback, proof: CallbackProof): Authorization {
-	if (proof.verifySignatures && (callback.kind === 'payment' || proof.signed)) {
+export function authorizeCallback(
+	callback: ParsedCallback | { error: string },
+	proof: CallbackProof,
+): Authorization {
+	const kind = 'error' in callback ? undefined : callback.kind;
+	if (proof.verifySignatures && (kind === 'payment' || proof.signed)) {
 		const check = proof.checkSignature();
 		return check.ok
 			? { ok: true, verified: 'signature' }
 			: { ok: false, status: 401, reason: check.reason };
 	}
-	if (callback.kind === 'refund') {
+	if (kind === 'refund') {
 		const { refundToken, givenToken } = proof;
 		if (refundToken !== '' && givenToken !== '' && secretsEqual(givenToken, refundToken))
 			return { ok: true, verified: 'token' };

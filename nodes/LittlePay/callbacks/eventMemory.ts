@@ -1,4 +1,10 @@
-import type { IDataObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 
 /** How many accepted events one trigger remembers (newest kept), in the process and in static data. */
 export const EVENT_MEMORY_LIMIT = 1000;
@@ -203,4 +209,48 @@ export function recordAccepted(
 /** How many accepted events this process remembers for a trigger. */
 export function processMemorySize(triggerId: string): number {
 	return processMemories.get(triggerId)?.size ?? 0;
+}
+
+/** Which trigger a call is for: one memory of accepted events per workflow and node. */
+export function triggerIdOf(
+	context: IHookFunctions | IWebhookFunctions | IExecuteFunctions,
+): string {
+	return `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+}
+
+/** Seconds a gateway is asked to wait before delivering again a copy of an event still in flight. */
+export const IN_FLIGHT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Settles an admitted event when n8n has answered the gateway. n8n 2.x answers an accepted callback
+ * only after WorkflowRunner.run has recorded the execution (or queued it) and answers 5xx when that
+ * fails; a request closed without an answer counts as not recorded, so a redelivery runs.
+ */
+export function settleOnAnswer(
+	context: IWebhookFunctions,
+	triggerId: string,
+	eventId: string,
+): void {
+	const res = context.getResponseObject();
+	let settled = false;
+	const settle = (recorded: boolean) => {
+		if (settled) return;
+		settled = true;
+		settleEvent(triggerId, eventId, recorded, Date.now());
+	};
+	res.once('finish', () => settle(res.statusCode >= 200 && res.statusCode < 300));
+	res.once('close', () => settle(false));
+}
+
+/**
+ * Records the accepted events of the trigger's own execution (n8n runs it only once it has recorded
+ * it): each item's `eventId` goes into the process memory and into static data (recordAccepted).
+ */
+export function recordAcceptedItems(context: IExecuteFunctions, items: INodeExecutionData[]): void {
+	const triggerId = triggerIdOf(context);
+	const staticData = context.getWorkflowStaticData('node');
+	for (const item of items) {
+		const eventId = item.json.eventId;
+		if (typeof eventId === 'string') recordAccepted(triggerId, staticData, eventId, Date.now());
+	}
 }

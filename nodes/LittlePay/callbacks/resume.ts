@@ -9,6 +9,7 @@ import type {
 import { failureFields, failureOfText } from '../helpers/failures';
 import { paymentState } from '../helpers/paymentState';
 import type { PaymentState } from '../helpers/paymentState';
+import { authorizeCallback } from './authorize';
 import { callbackEventId, callbackToItem, parseCallback } from './callbackEvent';
 import type { ParsedCallback } from './callbackEvent';
 import {
@@ -16,7 +17,7 @@ import {
 	rawCallbackBody,
 	refuseCallback as refuse,
 } from './callbackRequest';
-import { fetchPaymentStatus } from './confirmStatus';
+import { fetchPaymentStatus } from '../transport/gateway';
 
 /**
  * The resume webhook n8n calls when Little Pay posts to an execution's resume URL. Like n8n's Wait
@@ -71,9 +72,15 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 	const context = this as ResumeContext;
 	const rawBody = await rawCallbackBody(context);
 	if (!rawBody || rawBody.length === 0) return refuse(context, 400, 'empty-body');
-	const check = checkCallbackSignature(context, rawBody);
-	if (!check.ok) return refuse(context, 401, check.reason);
 	const parsed = parseCallback(rawBody);
+	const authorization = authorizeCallback(parsed, {
+		verifySignatures: true,
+		signed: true,
+		checkSignature: () => checkCallbackSignature(context, rawBody),
+		refundToken: '',
+		givenToken: '',
+	});
+	if (!authorization.ok) return refuse(context, authorization.status, authorization.reason);
 	if ('error' in parsed || parsed.kind !== 'payment') {
 		return refuse(context, 400, 'not-a-payment-callback');
 	}

@@ -1,6 +1,7 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { expectSuccess, paymentStatusPath, readLittlePay } from './index';
+import { statusCheckError } from '../errors';
+import { expectSuccess, paymentStatusPath, readFromWebhook, readLittlePay } from './index';
 import type { LittlePayRequest } from './index';
 
 /** Little Pay's disbursement (payout) path: by id or key, or without one the create path. */
@@ -63,4 +64,21 @@ export async function getPaymentRecord(
 		itemIndex,
 	});
 	return expectSuccess(context, response, itemIndex);
+}
+
+/**
+ * From a webhook call: what Little Pay's status endpoint knows about a payment, so a callback is only
+ * trusted when the gateway itself agrees. The status record, or undefined when it is unknown (404).
+ */
+export async function fetchPaymentStatus(
+	context: IWebhookFunctions,
+	reference: string,
+): Promise<IDataObject | undefined> {
+	const response = await readFromWebhook(context, paymentStatusPath(reference));
+	if (response.statusCode === 404) return undefined;
+	if (response.statusCode < 200 || response.statusCode >= 300) {
+		throw statusCheckError(context.getNode(), response.statusCode);
+	}
+	const body = response.body as IDataObject | undefined;
+	return body && typeof body.data === 'object' ? (body.data as IDataObject) : undefined;
 }

@@ -5,11 +5,13 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
+	IWebhookFunctions,
 } from 'n8n-workflow';
 
 import { cancelledError, CREDENTIAL_HELP, throwGatewayError } from '../errors';
+import type { GatewayAnswer, LittlePayCredential } from '../errors';
 
-export type LittlePayCredential = 'littlePayBasicApi' | 'littlePayApiKeyApi';
+export type { LittlePayCredential } from '../errors';
 
 export interface LittlePayRequest {
 	credential: LittlePayCredential;
@@ -25,12 +27,8 @@ export interface LittlePayRequest {
 	cardData?: boolean;
 }
 
-export interface LittlePayResponse {
-	statusCode: number;
-	data: IDataObject;
-	/** The credential the request was sent with, so a refusal can name it. */
-	credential?: LittlePayCredential;
-}
+/** An answer: the status code, the envelope's data and the credential it was sent with. */
+export type LittlePayResponse = GatewayAnswer;
 
 /** No answer came back (connection lost, timeout): the request may or may not have taken effect. */
 export interface LostAnswer {
@@ -256,4 +254,23 @@ export function expectSuccess(
 	if (response.statusCode < 200 || response.statusCode >= 300)
 		throwGatewayError(context, response, itemIndex, cardData);
 	return response.data;
+}
+
+/**
+ * One GET from a webhook call (the trigger's status check, the pause's resume), with the API key
+ * credential as n8n reads it for the call; never retried: a webhook answers while Little Pay waits.
+ */
+export async function readFromWebhook(
+	context: IWebhookFunctions,
+	path: string,
+): Promise<{ statusCode: number; body: unknown }> {
+	const credentials = await context.getCredentials('littlePayApiKeyApi');
+	return (await context.helpers.httpRequestWithAuthentication.call(context, 'littlePayApiKeyApi', {
+		method: 'GET',
+		url: `${baseUrlOf(credentials)}${path}`,
+		json: true,
+		timeout: 10000,
+		ignoreHttpStatusErrors: true,
+		returnFullResponse: true,
+	})) as { statusCode: number; body: unknown };
 }

@@ -1,5 +1,5 @@
 // Every failure the node can observe carries a stable code, a retry rule and a next step: produced here
-// against the sandbox (its last-digit rules, expiry and fault injection), and the README's table is the
+// against the sandbox (its last-digit rules, expiry and fault injection), and docs/failures.md's table is the
 // code's table.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -167,9 +167,9 @@ describe('failure codes', () => {
 		expect(FAILURES.unknown.retry).toBe('check-first');
 	});
 
-	it("the README's failure table lists every code with its retry rule", () => {
-		const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+	it("the failure page's table (docs/failures.md) lists every code with its retry rule", () => {
+		const page = readFileSync(join(__dirname, '..', '..', 'docs', 'failures.md'), 'utf8');
 		for (const [code, { retry }] of Object.entries(FAILURES))
-			expect(readme).toMatch(new RegExp(`\\| \`${code}\` \\| \`${retry}\` \\|`));
+			expect(page).toMatch(new RegExp(`\\| \`${code}\` \\| \`${retry}\` \\|`));
 	});
 });

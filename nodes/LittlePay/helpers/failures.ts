@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
  * Every way a payment, prompt, card step, refund or payout can fail that the package can observe, as a
  * stable code a workflow branches on, whether retrying is safe, and what to do next. The gateway's own
  * words stay beside the code (`message`, `reason`, `error`); a text no rule knows is `unknown`, never a
- * success. The README's failure table is this table.
+ * success. The failure table of docs/failures.md is this table.
  */
 export type FailureCode =
 	| 'insufficient-funds'

@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { refuseAndAlert } from './callbacks/alerts';
+import { heldAlerts, refuseAndAlert } from './callbacks/alerts';
 import { authorizeCallback, statusConfirms } from './callbacks/authorize';
 import { callbackEventId, callbackToItem, parseCallback } from './callbacks/callbackEvent';
 import {
@@ -170,9 +170,9 @@ export class LittlePayTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				noDataExpression: true,
-				hint: 'Adds a Refused output: wire it to an e-mail or chat alert',
+				hint: 'Adds a Refused output: wire it to an e-mail or chat alert, and sweep its refusedReferences with Payment: Reconcile',
 				description:
-					'Whether a refused callback (bad or missing signature, stale, wrong token, not confirmed) starts an alert on a second output: still answered 401, at most one alert per reason every 5 minutes, with the likely cause and the fix',
+					'Whether a refused callback (bad or missing signature, stale, wrong token, not confirmed) starts an alert on a second output: still answered 401, at most one alert per reason every 5 minutes, listing the references refused since the last one (first 50), with the likely cause and the fix',
 			},
 			optionsCollection(signatureOptionFields),
 		],
@@ -263,9 +263,13 @@ export class LittlePayTrigger implements INodeType {
 
 		const item = callbackToItem(callback, verified, eventId, record);
 		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;
+		// Refusals held since an alert whose window has passed go out with this callback (Refused output).
+		const held = (this.getNodeParameter('refusedOutput', false) as boolean)
+			? heldAlerts(triggerId, Date.now())
+			: [];
 		return {
 			webhookResponse: { received: true, event: callback.event, eventId },
-			workflowData: [[{ json: item }]],
+			workflowData: [[{ json: item }, ...held.map((json) => ({ json }))]],
 		};
 	}
 

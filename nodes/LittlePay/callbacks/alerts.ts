@@ -9,34 +9,90 @@ import { triggerIdOf } from './eventMemory';
  * and silent: when Little Pay rotates its key, every genuine callback is refused and no order ships.
  * With the trigger's Refused output on, the first refusal of each reason in a window starts one
  * execution there, so an operator hears of it within one window; a stranger sending forged calls
- * starts at most one execution per reason per window.
+ * starts at most one execution per reason per window. Each alert lists the references refused since
+ * the previous one, so a sweep can look up every payment whose callback was lost: Little Pay does not
+ * document its retries (the sandbox gives up 36 s after the first delivery), so none may come again.
  */
 
 /** One alert per trigger and reason in this window, at most. */
 export const ALERT_WINDOW_MS = 5 * 60_000;
 
+/**
+ * Distinct references one alert lists, at most: the first refused since the last alert. A flood of
+ * forged calls, each with a new reference-shaped value, cannot grow the memory or the alert further;
+ * the refusals beyond are counted.
+ */
+export const ALERT_REFERENCES_LIMIT = 50;
+
 /** Refusals of one reason since its last alert, per trigger and reason, in this n8n process. */
-const windows = new Map<string, { alertedAt: number; refused: number; firstAt: number }>();
+interface AlertWindow {
+	alertedAt: number;
+	refused: number;
+	firstAt: number;
+	references: string[];
+	notListed: number;
+}
+
+/** What an alert reports of the refusals since the last one of its reason. */
+export interface RefusalCount {
+	/** Refused callbacks since the last alert, this one included. */
+	refused: number;
+	since: number;
+	/** Distinct reference-shaped values of those callbacks, in order, at most ALERT_REFERENCES_LIMIT. */
+	references: string[];
+	/** Refused callbacks whose reference is not in `references` (none, not reference-shaped, or past the limit). */
+	referencesNotListed: number;
+}
+
+const windows = new Map<string, AlertWindow>();
+
+/** Counts one refusal into a window, listing its reference while there is room. */
+function count(window: AlertWindow, reference: unknown): void {
+	window.refused++;
+	const safe = safeReference(reference);
+	if (safe !== null && window.references.includes(safe)) return;
+	if (safe !== null && window.references.length < ALERT_REFERENCES_LIMIT)
+		window.references.push(safe);
+	else window.notListed++;
+}
+
+/** Empties a window at an alert, and returns what the alert reports. */
+function takeCount(id: string, window: AlertWindow | undefined, now: number): RefusalCount {
+	windows.set(id, { alertedAt: now, refused: 0, firstAt: now, references: [], notListed: 0 });
+	return {
+		refused: window?.refused ?? 0,
+		since: window?.firstAt ?? now,
+		references: window?.references ?? [],
+		referencesNotListed: window?.notListed ?? 0,
+	};
+}
 
 /**
- * Counts a refusal; returns how many of this reason were refused since the last alert (this one
- * included) when an alert is due now, or undefined while the reason's window is still open.
+ * Counts a refusal with its (unverified) reference; when an alert is due now, returns the refusals
+ * since the last alert (this one included) with their references, or undefined while the reason's
+ * window is still open: those wait for the next alert.
  */
 export function alertDue(
 	triggerId: string,
 	reason: string,
 	now: number,
-): { refused: number; since: number } | undefined {
+	reference?: unknown,
+): RefusalCount | undefined {
 	const id = `${triggerId}|${reason}`;
 	const window = windows.get(id);
 	if (window && now - window.alertedAt < ALERT_WINDOW_MS) {
-		window.refused++;
+		count(window, reference);
 		return undefined;
 	}
-	const refused = (window?.refused ?? 0) + 1;
-	const since = window?.firstAt ?? now;
-	windows.set(id, { alertedAt: now, refused: 0, firstAt: now });
-	return { refused, since };
+	const pending = window ?? {
+		alertedAt: now,
+		refused: 0,
+		firstAt: now,
+		references: [],
+		notListed: 0,
+	};
+	count(pending, reference);
+	return takeCount(id, pending, now);
 }
 
 /** What a refusal most likely means and what to do, by reason. */
@@ -80,12 +136,14 @@ function safeReference(value: unknown): string | null {
 
 /**
  * The alert item: the reason, what it likely means and the fix, how many were refused since the last
- * alert, and the unverified reference marked as such. Never the body's other fields or its headers.
- * `keyLooksRotated` is true when Little Pay's status API confirms what a badly signed callback says.
+ * alert and their references (at most ALERT_REFERENCES_LIMIT, then a count), the unverified reference
+ * of the call that raised it, and when the next alert of this reason can come. Never the body's other
+ * fields or its headers. `keyLooksRotated` is true when Little Pay's status API confirms what a badly
+ * signed callback says. Every reference comes from an unverified body: look it up before acting on it.
  */
 export function refusedAlert(
 	reason: string,
-	count: { refused: number; since: number },
+	count: RefusalCount,
 	now: number,
 	body: IDataObject | undefined,
 	keyLooksRotated?: boolean,
@@ -102,11 +160,14 @@ export function refusedAlert(
 			? "The public key looks rotated or wrong: Little Pay's status API confirms the payment this badly signed callback reports"
 			: known.cause,
 		fix: rotated
-			? "Paste Little Pay's current public key into Options > Public Key; the refused callbacks are answered 401, so Little Pay may deliver them again"
+			? "Paste Little Pay's current public key into Options > Public Key. Refused callbacks were answered 401 and Little Pay may have stopped delivering them: look up refusedReferences with Payment: Reconcile"
 			: known.fix,
 		refusedSinceLastAlert: count.refused,
+		refusedReferences: count.references,
+		refusedReferencesNotListed: count.referencesNotListed,
 		firstRefusedAt: new Date(count.since).toISOString(),
 		alertedAt: new Date(now).toISOString(),
+		nextAlertAfter: new Date(now + ALERT_WINDOW_MS).toISOString(),
 		unverified: {
 			reference: safeReference(body?.reference),
 			status: typeof body?.status === 'string' ? body.status.slice(0, 16) : null,
@@ -129,7 +190,7 @@ export async function refuseAndAlert(
 	const answer = refuse(context, status, reason);
 	if (!(context.getNodeParameter('refusedOutput', false) as boolean)) return answer;
 	const now = Date.now();
-	const due = alertDue(triggerIdOf(context), reason, now);
+	const due = alertDue(triggerIdOf(context), reason, now, body.reference);
 	if (!due) return answer;
 	let keyLooksRotated: boolean | undefined;
 	if (
@@ -149,4 +210,21 @@ export async function refuseAndAlert(
 		...answer,
 		workflowData: [[{ json: refusedAlert(reason, due, now, body, keyLooksRotated) }]],
 	};
+}
+
+/**
+ * The alert items due for refusals held since a reason's last alert once its window has passed, for a
+ * trigger that has just accepted a callback. After the key is fixed no callback is refused again, so
+ * without these the references refused in the minutes after an alert would never reach an operator;
+ * tied to accepted callbacks and to the window, there is still at most one alert per reason per window.
+ */
+export function heldAlerts(triggerId: string, now: number): IDataObject[] {
+	const due: IDataObject[] = [];
+	for (const [id, window] of windows) {
+		const split = id.lastIndexOf('|');
+		if (id.slice(0, split) !== triggerId) continue;
+		if (window.refused === 0 || now - window.alertedAt < ALERT_WINDOW_MS) continue;
+		due.push(refusedAlert(id.slice(split + 1), takeCount(id, window, now), now, undefined));
+	}
+	return due;
 }

@@ -61,6 +61,7 @@ const PANELS: Panel[] = [
 		operation: 'reconcile',
 		required: ['Reference or Key', 'Status You Recorded'],
 	},
+	{ resource: 'disbursement', operation: 'reconcile', required: ['ID or Key'] },
 	{
 		resource: 'payment',
 		operation: 'waitForCompletion',

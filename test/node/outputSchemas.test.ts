@@ -164,7 +164,8 @@ const SAMPLES: Record<string, () => Promise<Json[]>> = {
 		return jsonOf(
 			await run(
 				'payment-reconcile.json',
-				payments.map((p) => ({ paymentId: p.key })),
+				// The schema describes the node's own fields, not the input fields a row carries through.
+				payments.map((p) => ({ paymentId: p.key, includeInputFields: false })),
 			),
 		);
 	},
@@ -229,6 +230,15 @@ const SAMPLES: Record<string, () => Promise<Json[]>> = {
 				{ method: 'TIGOPESA', amount: 3500000 },
 			]),
 		),
+	'disbursement:reconcile': async () => {
+		const keys = [await settledPayout(0), await settledPayout(1)];
+		return jsonOf(
+			await run(
+				'disbursement-reconcile.json',
+				keys.map((id) => ({ id, includeInputFields: false })),
+			),
+		);
+	},
 	'disbursement:waitForSettlement': async () => {
 		const keys = [await settledPayout(0), await settledPayout(1)];
 		return jsonOf(

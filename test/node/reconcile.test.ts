@@ -1,23 +1,36 @@
-// Payment: Reconcile, the sweep for payments whose callback may never come, run through n8n-core's
-// engine against the sandbox: one read per payment, nothing sent that could move money, the
-// trigger's vocabulary plus what changed since the merchant's own record.
+// The sweeps, Payment: Reconcile and Disbursement: Reconcile, for payments and payouts whose callback may
+// never come, run through n8n-core's engine against the sandbox: one read per row, nothing sent that could
+// move money, one row out per row in (an unknown or bad row is an outcome, not the end of the sweep), the
+// merchant's own fields carried through, and what changed since the merchant's own record.
 import { loadFixture, runWorkflow } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 import type { NodeTestSandbox } from '../../testkit/nodeSandbox';
-import { waitFor } from '../../testkit/sandbox';
+import { newKey, waitFor } from '../../testkit/sandbox';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 300 });
 
 type Item = Record<string, unknown>;
 
-function run(items: Item[], onStart?: (cancel: () => void) => void) {
+function run(
+	items: Item[],
+	onStart?: (cancel: () => void) => void,
+	{ fixture = 'payment-reconcile.json', onError = 'continueRegularOutput' } = {},
+) {
 	return runWorkflow(
-		loadFixture('payment-reconcile.json', {
+		loadFixture(fixture, {
 			ITEMS: JSON.stringify(items),
-			ON_ERROR: 'continueRegularOutput',
+			ON_ERROR: onError,
 		}),
 		{ credentials: sb.credentials, onStart },
 	);
+}
+
+/** A payout created in the sandbox to a number ending in `lastDigit` (0 pays, 1 fails, 3 never settles). */
+async function payoutTo(lastDigit: number, amount = 1000): Promise<string> {
+	const key = newKey('sweep');
+	await sb.createPayout({ key, to: `25471234567${lastDigit}`, amount });
+	if (lastDigit !== 3) await sb.payoutSettled(key);
+	return key;
 }
 
 /** An intent paid by a number ending in `lastDigit` (0 pays, 1 fails, 3 never answers); none: no attempt. */
@@ -53,12 +66,24 @@ describe('Payment: Reconcile', () => {
 		expect(
 			out.map((o) => [o.key, o.status, o.event, o.final, o.payable ?? null, o.changed]),
 		).toEqual([
-			[paid.key, 'COMPLETED', 'payment.completed', true, null, true],
+			[paid.key, 'COMPLETED', 'payment.completed', true, false, true],
 			[failedForGood.key, 'FAILED', 'payment.failed', true, false, true],
-			[failedOnce.key, 'FAILED', null, false, true, true],
-			[waiting.key, 'PENDING', null, false, null, false],
-			[unpaid.key, 'PENDING', null, false, null, false],
+			// A failed try the payer can repeat is not a change to record: closing it would cancel an
+			// order that may still be paid.
+			[failedOnce.key, 'FAILED', null, false, true, false],
+			[waiting.key, 'PENDING', null, false, true, false],
+			[unpaid.key, 'PENDING', null, false, true, false],
 		]);
+		expect(out.map((o) => o.outcome)).toEqual([
+			'completed',
+			'failed',
+			'pending',
+			'pending',
+			'pending',
+		]);
+		// What to act on leads the row: a person reads the first columns.
+		expect(Object.keys(out[0]).slice(0, 4)).toEqual(['outcome', 'final', 'payable', 'nextStep']);
+		expect(String(out[2].nextStep)).toMatch(/leave your record open/);
 		expect(out[0]).toMatchObject({
 			kind: 'payment',
 			reference: paid.reference,
@@ -72,6 +97,64 @@ describe('Payment: Reconcile', () => {
 		const sent = await sb.received();
 		expect(sent.map((r) => r.method)).toEqual(['GET', 'GET', 'GET', 'GET', 'GET']);
 		expect(sent.every((r) => r.path.startsWith('/api/payments-v2/'))).toBe(true);
+	});
+
+	it("answers every row of a sweep in order, an unknown reference and a bad value included, with the merchant's fields and only reads", async () => {
+		const paid = await paymentOf(sb, 0);
+		const failedOnce = await paymentOf(sb, 2);
+		await sb.received();
+		// Stop Workflow on error: the sweep must not need Continue On Fail to get past one bad row.
+		const result = await run(
+			[
+				{ orderId: 'A-1', paymentId: paid.reference, status: 'PENDING' },
+				{ orderId: 'A-2', paymentId: 'does-not-exist-123', status: 'PENDING' },
+				{ orderId: 'A-3', paymentId: '', status: 'PENDING' },
+				{ orderId: 'A-4', paymentId: failedOnce.reference, status: 'PENDING' },
+			],
+			undefined,
+			{ onError: 'stopWorkflow' },
+		);
+		expect(result.error).toBeUndefined();
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => [o.orderId, o.outcome, o.final])).toEqual([
+			['A-1', 'completed', true],
+			['A-2', 'not-found', false],
+			['A-3', 'invalid-input', false],
+			['A-4', 'pending', false],
+		]);
+		// Little Pay's status wins over the row's own column of the same name.
+		expect(out[0]).toMatchObject({ status: 'COMPLETED', reference: paid.reference });
+		expect(out[1]).toMatchObject({
+			reference: 'does-not-exist-123',
+			failureCode: 'not-found',
+			row: 2,
+		});
+		expect(String(out[1].error)).toMatch(/does-not-exist-123/);
+		expect(String(out[2].error)).toMatch(/Item 2: Reference or Key/);
+		expect(out[3]).toMatchObject({ status: 'FAILED', payable: true, changed: false });
+		const sent = await sb.received();
+		// Three reads; the empty reference sent nothing.
+		expect(sent.map((r) => `${r.method} ${r.path.split('/')[2]}`)).toEqual(
+			Array(3).fill('GET payments-v2'),
+		);
+	});
+
+	it('stops on an unknown reference when the merchant asks for errors', async () => {
+		const paid = await paymentOf(sb, 0);
+		const result = await run(
+			[{ paymentId: paid.key }, { paymentId: 'does-not-exist-123', failOnRowProblem: true }],
+			undefined,
+			{ onError: 'stopWorkflow' },
+		);
+		expect(String(result.error?.message)).toMatch(/does-not-exist-123/);
+	});
+
+	it('leaves the input fields out when asked', async () => {
+		const paid = await paymentOf(sb, 0);
+		const result = await run([{ orderId: 'A-1', paymentId: paid.key, includeInputFields: false }]);
+		const [row] = result.output('Little Pay').map((o) => o.json);
+		expect(row.orderId).toBeUndefined();
+		expect(row).toMatchObject({ outcome: 'completed', key: paid.key });
 	});
 
 	it('fails a bad reference on its own item and goes on with the others', async () => {
@@ -106,5 +189,67 @@ describe('Payment: Reconcile', () => {
 		expect(String(result.error?.message ?? '')).toMatch(/cancel/i);
 		await new Promise((resolve) => setTimeout(resolve, 800));
 		expect((await sb.received()).length).toBeLessThan(intents.length);
+	});
+});
+
+describe('Disbursement: Reconcile', () => {
+	it('says where each recorded payout stands, one row per row in order, with only reads', async () => {
+		const paid = await payoutTo(0, 1250);
+		const refused = await payoutTo(1);
+		const unsettled = await payoutTo(3);
+		await sb.received();
+		const result = await run(
+			[
+				{ payoutId: 'po1', id: paid },
+				{ payoutId: 'po2', id: 'noSuchPayout9' },
+				{ payoutId: 'po3', id: refused },
+				{ payoutId: 'po4', id: '  ' },
+				{ payoutId: 'po5', id: unsettled },
+			],
+			undefined,
+			{ fixture: 'disbursement-reconcile.json', onError: 'stopWorkflow' },
+		);
+		expect(result.error).toBeUndefined();
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => [o.payoutId, o.outcome, o.final, o.key])).toEqual([
+			['po1', 'completed', true, paid],
+			['po2', 'not-found', false, 'noSuchPayout9'],
+			['po3', 'failed', true, refused],
+			['po4', 'invalid-input', false, null],
+			['po5', 'pending', false, unsettled],
+		]);
+		expect(out[0]).toMatchObject({
+			kind: 'payout',
+			amount: 1250,
+			currency: 'KES',
+			method: 'MPESA',
+		});
+		expect(Number(out[0].fee)).toBeGreaterThan(0);
+		expect(Date.parse(String(out[0].settledAt))).toBeGreaterThan(0);
+		expect(out[2]).toMatchObject({ failureCode: 'recipient-limit' });
+		expect(out[4].settledAt).toBeNull();
+		const sent = await sb.received();
+		expect(sent.map((r) => r.method)).toEqual(['GET', 'GET', 'GET', 'GET']);
+		expect(sent.every((r) => r.path.startsWith('/api/disbursements/'))).toBe(true);
+	});
+
+	it('stops when the execution is cancelled: no lookup starts after it', async () => {
+		const keys = await Promise.all(Array.from({ length: 6 }, () => payoutTo(3)));
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'GET', pathPrefix: '/api/disbursements/', latencyMs: 400 }],
+		});
+		await sb.received();
+		let cancel: (() => void) | undefined;
+		const running = run(
+			keys.map((id) => ({ id, concurrency: 1 })),
+			(c) => (cancel = c),
+			{ fixture: 'disbursement-reconcile.json' },
+		);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		cancel?.();
+		const result = await running;
+		expect(String(result.error?.message ?? '')).toMatch(/cancel/i);
+		await new Promise((resolve) => setTimeout(resolve, 800));
+		expect((await sb.received()).length).toBeLessThan(keys.length);
 	});
 });

@@ -45,8 +45,8 @@ function shownFor(o: RegisteredOperation, tool: boolean): INodeProperties[] {
 const WITHOUT_ROW = ['disbursement:getCharges', 'disbursement:quoteFee'];
 
 describe('the operation registry', () => {
-	it('lists the 17 operations of the six resources', () => {
-		expect(OPERATIONS).toHaveLength(17);
+	it('lists the 18 operations of the six resources', () => {
+		expect(OPERATIONS).toHaveLength(18);
 		const selectors = description.properties.filter((p) => p.name === 'operation');
 		const offered = selectors.flatMap((s) =>
 			(s.options as Array<{ value: string }>).map(

@@ -13,6 +13,27 @@ export interface RowKey {
 	field: 'key' | 'reference' | 'id';
 }
 
+/**
+ * The value that names an item's row (`{ reference: ... }`), null when it is empty or cannot be read:
+ * Continue On Fail and a sweep's problem rows copy it, so a failed row can be matched to its order or payout.
+ */
+export function rowKeyOf(
+	context: IExecuteFunctions,
+	row: RowKey | undefined,
+	itemIndex: number,
+): IDataObject | undefined {
+	if (!row) return undefined;
+	let value: unknown;
+	try {
+		value = context.getNodeParameter(row.parameter, itemIndex, '');
+	} catch {
+		// A broken expression is what failed the item; the error says so.
+		value = '';
+	}
+	const text = value === undefined || value === null ? '' : String(value).trim();
+	return { [row.field]: text === '' ? null : text };
+}
+
 /** What the node's tables need to know of an operation, beside its parameters. */
 export interface OperationMeta {
 	/** The canvas subtitle, in words ("Collect · Mobile Money"), short enough not to be cut (29 characters at most). */

@@ -1,35 +1,11 @@
 import { NodeOperationError } from 'n8n-workflow';
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { runGuarded } from '../money/guard';
-import type { Operation } from './common';
+import { rowKeyOf } from './common';
 import { findOperation } from './registry';
 import { failureFields, failureOfError } from '../helpers/failures';
 import { forEachAtMost } from '../helpers/pool';
-
-/**
- * The parameter that names an item's row for each operation: the Key of what it creates, or the
- * reference (or key) of the payment it acts on. Continue On Fail copies it onto the error item, so
- * a failed row can be matched to the order or payout it came from.
- */
-/** The value that names an item's row, or null when it is empty or cannot be read. */
-function rowKeyOf(
-	context: IExecuteFunctions,
-	run: Operation,
-	itemIndex: number,
-): IDataObject | undefined {
-	const row = run.meta.rowKey;
-	if (!row) return undefined;
-	let value: unknown;
-	try {
-		value = context.getNodeParameter(row.parameter, itemIndex, '');
-	} catch {
-		// A broken expression is what failed the item; the error says so.
-		value = '';
-	}
-	const text = value === undefined || value === null ? '' : String(value).trim();
-	return { [row.field]: text === '' ? null : text };
-}
 
 /**
  * The item loop: every output item is paired with its input, Continue On Fail puts the error
@@ -78,7 +54,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				json: {
 					error: message,
 					description: description ?? null,
-					...rowKeyOf(this, run, itemIndex),
+					...rowKeyOf(this, run.meta.rowKey, itemIndex),
 					itemIndex,
 					row: itemIndex + 1,
 					...failureFields(failureOfError(error)),

@@ -5,9 +5,10 @@ import * as create from './create.operation';
 import * as get from './get.operation';
 import * as getCharges from './getCharges.operation';
 import * as quoteFee from './quoteFee.operation';
+import * as reconcile from './reconcile.operation';
 import * as waitForSettlement from './waitForSettlement.operation';
 
-export const operations = { create, get, getCharges, quoteFee, waitForSettlement };
+export const operations = { create, get, getCharges, quoteFee, reconcile, waitForSettlement };
 
 /** What the panel shows for the resource before its operation's fields: the operation selector first. */
 export const header: INodeProperties[] = [
@@ -35,6 +36,13 @@ export const header: INodeProperties[] = [
 			value: 'quoteFee',
 			action: 'Quote the fee of a disbursement',
 			description: 'Fee and limits for an amount on a network, without paying',
+		},
+		{
+			name: 'Reconcile',
+			value: 'reconcile',
+			action: 'Reconcile payouts',
+			description:
+				'Sweep payouts your records show open: one row per payout with outcome and fee, never stopping on an unknown key',
 		},
 		{
 			name: 'Wait for Settlement',

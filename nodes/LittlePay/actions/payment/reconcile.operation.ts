@@ -4,20 +4,21 @@ import { BILLING_ADDRESS_FIELDS } from '../../helpers/validation';
 import { failureFields, failureOfText } from '../../helpers/failures';
 import { paymentState } from '../../helpers/paymentState';
 import { getPaymentRecord } from '../../transport/gateway';
-import { concurrencyOption, optionsCollection, reconciliationFields, showFor } from '../common';
-import type { OperationMeta } from '../common';
+import { optionsCollection, reconciliationFields, showFor } from '../common';
+import type { OperationMeta, RowKey } from '../common';
+import { sweepOptions, sweepRow } from '../sweep';
+import type { SweepAnswer } from '../sweep';
 import { paymentIdField, readPaymentId } from './fields';
 
+const rowKey: RowKey = { parameter: 'paymentId', field: 'reference' };
+
 /** What the registry knows of this operation (actions/registry.ts). */
-export const meta: OperationMeta = {
-	subtitle: 'Reconcile · Payment',
-	rowKey: { parameter: 'paymentId', field: 'reference' },
-};
+export const meta: OperationMeta = { subtitle: 'Reconcile · Payment', rowKey };
 
 export const description: INodeProperties[] = showFor('payment', 'reconcile', [
 	{
 		...paymentIdField,
-		hint: 'One item per payment your records still show open, e.g. {{ $json.reference }} of a Data Table row',
+		hint: 'One item per payment your records still show open, e.g. {{ $json.reference }} of a Data Table row. Act on outcome: completed (ship), failed (final: close), pending (leave open: a failed try the payer can repeat is pending), not-found (check the reference)',
 	},
 	{
 		displayName: 'Status You Recorded',
@@ -25,16 +26,11 @@ export const description: INodeProperties[] = showFor('payment', 'reconcile', [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. {{ $json.status }}',
-		hint: "Your record's status (usually PENDING): the output says changed: true where Little Pay's differs",
+		hint: "Your record's status (usually PENDING): changed: true means the payment is final and Little Pay's status differs, so update your record",
 		description:
-			'What your own record says of the payment; empty means you recorded nothing, and every payment found is a change',
+			'What your own record says of the payment; empty means you recorded nothing, and every final payment found is a change',
 	},
-	optionsCollection([
-		concurrencyOption(
-			10,
-			'How many payments to look up at once (1-10); lookups are reads. Output order always matches input order.',
-		),
-	]),
+	optionsCollection(sweepOptions('payments')),
 ]);
 
 /** Lookups are reads: 10 at once unless Options > Concurrency says fewer. */
@@ -49,17 +45,21 @@ function eventOf(state: string): string | null {
 	return null;
 }
 
-/**
- * Looks one payment up and says where it stands, in the trigger's vocabulary, for the payments a
- * workflow started whose callback may never come: a sweep reads, it never creates, prompts or refunds.
- * `final` is true once the payment can no longer change (COMPLETED, or FAILED after the intent expired).
- */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const paymentId = readPaymentId(this, itemIndex);
-	const known = String(this.getNodeParameter('knownStatus', itemIndex, '') ?? '')
-		.trim()
-		.toUpperCase();
-	const record = await getPaymentRecord(this, itemIndex, paymentId, false);
+const NEXT_STEP = {
+	completed: 'Paid: fulfil the order (once) and mark your record COMPLETED',
+	failed: 'It can no longer be paid: close your record as FAILED',
+	pending:
+		'Not final: leave your record open; the payer can still pay (the callback or the next sweep will say)',
+};
+
+/** Where one payment stands, in the trigger's vocabulary, read from its status record. */
+async function lookUpPayment(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	paymentId: string,
+	known: string,
+): Promise<SweepAnswer> {
+	const record = await getPaymentRecord(context, itemIndex, paymentId, false);
 	const state = paymentState(record);
 	const payment = (record.payment ?? {}) as IDataObject;
 	const address = ((record.payload as IDataObject | undefined)?.billingAddress ??
@@ -67,23 +67,42 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const billingAddress: IDataObject = {};
 	for (const field of BILLING_ADDRESS_FIELDS) billingAddress[field] = address[field] ?? null;
 	const status = String(record.status ?? '').toUpperCase();
+	const outcome = state === 'payable' ? 'pending' : state;
 	return {
-		event: eventOf(state),
-		kind: 'payment',
-		reference: record.reference ?? paymentId,
-		key: record.key ?? null,
-		status,
-		final: state !== 'payable',
-		...(status === 'FAILED'
-			? { payable: state === 'payable', ...failureFields(failureOfText(record.message)) }
-			: {}),
-		amount: record.amount ?? null,
-		...reconciliationFields(record),
-		provider: payment.provider ?? null,
-		message: record.message ?? null,
-		billingAddress,
-		knownStatus: known === '' ? null : known,
-		changed: status !== known,
-		checkedAt: new Date().toISOString(),
+		outcome,
+		payable: state === 'payable',
+		nextStep: NEXT_STEP[outcome],
+		fields: {
+			event: eventOf(state),
+			kind: 'payment',
+			reference: record.reference ?? paymentId,
+			key: record.key ?? null,
+			status,
+			...(status === 'FAILED' ? failureFields(failureOfText(record.message)) : {}),
+			amount: record.amount ?? null,
+			...reconciliationFields(record),
+			provider: payment.provider ?? null,
+			message: record.message ?? null,
+			billingAddress,
+			knownStatus: known === '' ? null : known,
+			// Only a final status is a change to record: a FAILED try the payer can repeat is not.
+			changed: state !== 'payable' && status !== known,
+			checkedAt: new Date().toISOString(),
+		},
 	};
+}
+
+/**
+ * Looks one payment up and says where it stands, for the payments a workflow started whose callback
+ * may never come: a sweep reads, it never creates, prompts or refunds. `final` is true once the payment
+ * can no longer change (COMPLETED, or FAILED after the intent expired); one row out per row in.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	return await sweepRow(this, itemIndex, rowKey, async () => {
+		const paymentId = readPaymentId(this, itemIndex);
+		const known = String(this.getNodeParameter('knownStatus', itemIndex, '') ?? '')
+			.trim()
+			.toUpperCase();
+		return await lookUpPayment(this, itemIndex, paymentId, known);
+	});
 }

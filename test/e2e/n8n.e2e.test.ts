@@ -616,7 +616,7 @@ describe('the package in a real n8n server', () => {
 		}
 	});
 
-	it("example 9 e-mails the operator when a wrong public key refuses Little Pay's genuine callbacks, naming the cause", async () => {
+	it("example 9 e-mails the operator when a wrong public key refuses Little Pay's genuine callbacks, naming the cause and the refused payment, and its sweep handles the paid one", async () => {
 		const mailbox = await startMailSink();
 		const ids = await sandboxCredentials(api, sandbox, 'example 9');
 		const smtpId = await mailboxCredential(api, mailbox.smtpPort);
@@ -636,6 +636,12 @@ describe('the package in a real n8n server', () => {
 			return probe.status === 404 ? undefined : probe.status;
 		});
 		try {
+			const logBefore =
+				(
+					(await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data.requests as Array<{
+						seq: number;
+					}>
+				).at(-1)?.seq ?? 0;
 			const started = Date.now();
 			const references: string[] = [];
 			for (const n of [1, 2]) {
@@ -664,14 +670,66 @@ describe('the package in a real n8n server', () => {
 			expect(mail.subject).toMatch(/^Little Pay callbacks refused: bad-signature/);
 			expect(mail.html).toContain('The public key looks rotated or wrong');
 			expect(mail.html).toContain('Options > Public Key');
+			// The e-mail names the refused payment (the first refusal raises the alert at once) and says
+			// what to do after the fix: Little Pay may not deliver it again, and later refusals come next.
+			expect(mail.html).toMatch(
+				new RegExp(
+					`Refused references \\(as the callers wrote them, unverified\\): ${references[0]}\\s`,
+				),
+			);
+			expect(mail.html).toContain('do not wait for Little Pay to deliver these callbacks again');
+			expect(mail.html).toMatch(
+				/Callbacks refused after this e-mail are listed in the next alert, raised by the first refused or accepted callback after \d{4}-\d\d-\d\dT/,
+			);
 			// One alert per reason per window: the second refused payment sends no second e-mail.
 			await new Promise((resolve) => setTimeout(resolve, 2000));
 			expect(mailbox.messages()).toHaveLength(1);
-			// Nothing ran for the payments themselves: the only execution is the alert's.
+			// Nothing ran for the refused callbacks themselves: the only execution is the alert's, and in
+			// it the sweep found the listed payment paid and handled it as an accepted callback.
 			const executions = await api.executions(id);
 			expect(executions).toHaveLength(1);
+			await waitFor('the alert execution to finish', async () =>
+				(await api.executions(id))[0].status === 'success' ? true : undefined,
+			);
+			const execution = await api.execution(executions[0].id);
+			const runData = (
+				parseFlatted(String(execution.data)) as {
+					resultData: {
+						runData: Record<
+							string,
+							Array<{ data: { main: Array<Array<{ json: Record<string, unknown> }>> } }>
+						>;
+					};
+				}
+			).resultData.runData;
+			const handled = runData['Handle the Callback'][0].data.main[0].map((i) => i.json);
+			expect(handled).toEqual([
+				expect.objectContaining({
+					outcome: 'completed',
+					final: true,
+					event: 'payment.completed',
+					reference: references[0],
+					status: 'COMPLETED',
+					reason: 'bad-signature',
+				}),
+			]);
+			// The sweep only read: one status look-up for the payment the alert names (the alert's own
+			// status check included), nothing created or paid after the two payments.
+			const requests = (
+				await axios.get(`${sandbox.baseUrl}/sandbox/requests`, { params: { since: logBefore } })
+			).data.data.requests as Array<{ method: string; path: string }>;
+			const payPath = `/api/payments/${sandbox.merchant.tokenId}/pay`;
+			expect(requests.filter((r) => r.method !== 'GET').map((r) => r.path)).toEqual([
+				payPath,
+				`/pay/${references[0]}/process`,
+				payPath,
+				`/pay/${references[1]}/process`,
+			]);
+			expect(
+				requests.filter((r) => r.method === 'GET' && r.path.includes(references[0])).length,
+			).toBeGreaterThanOrEqual(2);
 			process.stdout.write(
-				`example-9: 2 genuine callbacks refused (401), 1 alert e-mail ${alertedInMs} ms after the first payment\n`,
+				`example-9: 2 genuine callbacks refused (401), 1 alert e-mail ${alertedInMs} ms after the first payment, ${handled.length} paid payment handled by its sweep\n`,
 			);
 		} finally {
 			await api.http.post(`/rest/workflows/${id}/deactivate`, {});

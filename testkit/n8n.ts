@@ -2,7 +2,19 @@
 // Used by the demo (`npm start`) and the end-to-end tests; never shipped.
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+	cpSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -56,18 +68,126 @@ export async function freePort(): Promise<number> {
 	});
 }
 
-/** Copies the built package (package.json + dist) where n8n looks for installed community packages. */
+export const PACKAGE_NAME = 'n8n-nodes-littlepay';
+
+/** What `npm pack` puts in the tarball besides `files` (npm always adds these), for the cache key. */
+const ALWAYS_PACKED = ['package.json', 'README.md', 'LICENSE', 'index.js'];
+
+function hashTree(hash: ReturnType<typeof createHash>, root: string, path: string): void {
+	const full = join(root, path);
+	if (!existsSync(full)) return;
+	if (statSync(full).isDirectory()) {
+		for (const entry of readdirSync(full).sort()) hashTree(hash, root, join(path, entry));
+		return;
+	}
+	hash.update(`${path}\0`).update(readFileSync(full)).update('\0');
+}
+
+/** A hash of everything the tarball is made of: `dist/` (or whatever `files` names) and npm's fixed files. */
+function packedContentHash(): string {
+	const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+		files?: string[];
+	};
+	const hash = createHash('sha256');
+	for (const path of [...ALWAYS_PACKED, ...(manifest.files ?? [])]) hashTree(hash, REPO_ROOT, path);
+	return hash.digest('hex').slice(0, 16);
+}
+
+const PACK_CACHE = join(tmpdir(), 'littlepay-packed');
+
+/**
+ * The package as n8n's Community Nodes panel installs it (n8n 2.41.1, CommunityPackagesService.downloadPackage):
+ * `npm pack`, the tarball unpacked with `tar --strip-components=1`, dev, peer and optional dependencies dropped
+ * from its package.json, then `npm install --ignore-scripts` with n8n's flags inside it. Made once per content
+ * of the tarball (cached by hash under the OS temp folder), so a run packs once and every n8n gets a copy.
+ * Returns the installed folder.
+ */
+export function packedPackage(): string {
+	const dir = join(PACK_CACHE, packedContentHash());
+	const installed = join(dir, 'installed');
+	if (existsSync(join(dir, '.complete'))) return installed;
+	if (!existsSync(join(REPO_ROOT, 'dist')))
+		throw new Error('dist/ is missing: run `npm run build` first');
+	mkdirSync(PACK_CACHE, { recursive: true });
+	const work = mkdtempSync(join(PACK_CACHE, 'work-'));
+	try {
+		const out = execFileSync(
+			'npm',
+			['pack', '--json', '--ignore-scripts', '--pack-destination', work],
+			{
+				cwd: REPO_ROOT,
+				encoding: 'utf8',
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
+		const [{ filename }] = JSON.parse(out) as Array<{ filename: string }>;
+		writeFileSync(join(work, 'tarball'), filename);
+		const target = join(work, 'installed');
+		mkdirSync(target);
+		execFileSync('tar', ['-xzf', join(work, filename), '-C', target, '--strip-components=1']);
+		const manifestPath = join(target, 'package.json');
+		const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
+		for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies'])
+			delete manifest[field];
+		writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+		execFileSync(
+			'npm',
+			[
+				'install',
+				'--audit=false',
+				'--fund=false',
+				'--bin-links=false',
+				'--install-strategy=shallow',
+				'--ignore-scripts=true',
+				'--package-lock=false',
+			],
+			{ cwd: target, stdio: ['ignore', 'pipe', 'pipe'] },
+		);
+		writeFileSync(join(work, '.complete'), '');
+		// A folder left by a run that died half-way has no .complete: replace it.
+		if (existsSync(dir) && !existsSync(join(dir, '.complete')))
+			rmSync(dir, { recursive: true, force: true });
+		try {
+			renameSync(work, dir);
+		} catch {
+			// Another run packed the same content first: use its copy.
+			rmSync(work, { recursive: true, force: true });
+		}
+	} catch (error) {
+		rmSync(work, { recursive: true, force: true });
+		throw error;
+	}
+	return installed;
+}
+
+/** The `npm pack` tarball of the current build (made by packedPackage). */
+export function packedTarball(): string {
+	const installed = packedPackage();
+	const dir = resolve(installed, '..');
+	return join(dir, readFileSync(join(dir, 'tarball'), 'utf8'));
+}
+
+/**
+ * Installs the package where n8n looks for community packages, from its `npm pack` tarball as n8n does
+ * (see packedPackage): `<user folder>/.n8n/nodes/node_modules/n8n-nodes-littlepay`, recorded with its version
+ * in `<user folder>/.n8n/nodes/package.json`. A file left out of package.json's `files` is missing here too.
+ */
 export function installPackageInto(userFolder: string): void {
-	const target = join(userFolder, '.n8n', 'nodes', 'node_modules', 'n8n-nodes-littlepay');
-	mkdirSync(target, { recursive: true });
-	cpSync(join(REPO_ROOT, 'package.json'), join(target, 'package.json'));
-	cpSync(join(REPO_ROOT, 'dist'), join(target, 'dist'), { recursive: true });
+	const installed = packedPackage();
+	const nodes = join(userFolder, '.n8n', 'nodes');
+	const target = join(nodes, 'node_modules', PACKAGE_NAME);
+	rmSync(target, { recursive: true, force: true });
+	mkdirSync(join(nodes, 'node_modules'), { recursive: true });
+	cpSync(installed, target, { recursive: true });
+	const { version } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+		version: string;
+	};
 	writeFileSync(
-		join(userFolder, '.n8n', 'nodes', 'package.json'),
+		join(nodes, 'package.json'),
 		JSON.stringify({
 			name: 'installed-nodes',
 			private: true,
-			dependencies: { 'n8n-nodes-littlepay': '*' },
+			dependencies: { [PACKAGE_NAME]: version },
 		}),
 	);
 }

@@ -442,6 +442,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	const control: Record<string, Handler> = {
 		'GET /sandbox/merchant': () => envelope(merchant()),
+		// The key callbacks are signed with, alone: where the nodes fetch it when a credential's Base URL is the sandbox.
+		'GET /sandbox/public-key': () => envelope({ publicKeyPem }),
 		'GET /sandbox/requests': (ctx) => {
 			const since = Number(ctx.query.get('since') ?? 0);
 			return envelope({

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
 			`Login:       ${OWNER.email} / ${OWNER.password}`,
 			`Sandbox:     ${sandbox.baseUrl}  (test numbers and cards: sandbox/README.md)`,
 			`Mailbox:     ${mailbox.url}  (example 8's Human review e-mails, example 9's refused-callback alerts)`,
-			`Public key:  ${sandbox.baseUrl}/sandbox/merchant  (publicKeyPem: a new Little Pay Trigger's Options > Public Key)`,
+			`Signatures:  a new Little Pay Trigger with the "Little Pay sandbox (API key)" credential verifies the sandbox's callbacks (key at ${sandbox.baseUrl}/sandbox/public-key); nothing to paste`,
 			'Workflows:',
 			...imported.map((w) => `  - ${w}`),
 			'',

@@ -8,7 +8,7 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { heldAlerts, refuseAndAlert } from './callbacks/alerts';
 import { authorizeCallback, statusConfirms } from './callbacks/authorize';
@@ -28,6 +28,9 @@ import {
 	triggerIdOf,
 } from './callbacks/eventMemory';
 import { optionsCollection } from './actions/common';
+
+/** Seconds a gateway is asked to wait when its key could not be fetched to check the signature. */
+const KEY_RETRY_AFTER_SECONDS = 30;
 
 export class LittlePayTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -63,11 +66,13 @@ export class LittlePayTrigger implements INodeType {
 		inputs: [],
 		// A second output, Refused, only when the user asks for alerts on refused callbacks.
 		outputs: `={{ $parameter["refusedOutput"] ? [{ "type": "${NodeConnectionTypes.Main}", "displayName": "Accepted" }, { "type": "${NodeConnectionTypes.Main}", "displayName": "Refused" }] : ["${NodeConnectionTypes.Main}"] }}`,
+		// The API key credential says which gateway calls: its Base URL picks the key signatures verify
+		// against (the sandbox's own, or Little Pay's published key). Shown without conditions, so n8n
+		// selects the only one there is when the trigger is added; optional, as Little Pay's key needs none.
 		credentials: [
 			{
 				name: 'littlePayApiKeyApi',
-				required: true,
-				displayOptions: { show: { confirmWithStatusApi: [true] } },
+				required: false,
 			},
 		],
 		webhooks: [
@@ -84,7 +89,7 @@ export class LittlePayTrigger implements INodeType {
 			header: 'Make Little Pay call this trigger: pay a payment whose Callback URL is its URL',
 			executionsHelp: {
 				inactive:
-					"<b>To test while you build:</b> click <i>Execute step</i> (n8n then listens for a test event), then create a payment whose <b>Callback URL</b> is this trigger's <b>Test URL</b> (Webhook URLs at the top of the parameters) and pay it. Against the sandbox (<code>npm start</code> or <code>npm run sandbox</code>): put the sandbox's public key in Options &gt; Public Key (<code>npm start</code> prints where it is: <code>GET /sandbox/merchant</code>, field publicKeyPem; the demo's examples already have it), run a Little Pay node <i>Mobile Money: Collect</i> with that Callback URL and the number 0712345670 (ends in 0: completes; 1: fails), and the signed callback arrives here within seconds. <br /><br /><b>In production:</b> publish the workflow and use the <b>Production URL</b> as the Callback URL; those executions show in the executions list.",
+					"<b>To test while you build:</b> click <i>Execute step</i> (n8n then listens for a test event), then create a payment whose <b>Callback URL</b> is this trigger's <b>Test URL</b> (Webhook URLs at the top of the parameters) and pay it. Signatures are checked with the key of the gateway your API key credential points at: with the sandbox's credential (<code>npm start</code>'s <i>Little Pay sandbox (API key)</i>) the sandbox's callbacks verify, nothing to paste. Against the sandbox, run a Little Pay node <i>Mobile Money: Collect</i> with that Callback URL and the number 0712345670 (ends in 0: completes; 1: fails): the signed callback arrives here within seconds. A refused callback ends the test with the reason and the fix. <br /><br /><b>In production:</b> publish the workflow and use the <b>Production URL</b> as the Callback URL; those executions show in the executions list.",
 				active:
 					'<b>This workflow is published:</b> every payment whose Callback URL is this trigger\'s <b>Production URL</b> starts it when Little Pay calls back; those executions show in the <a data-key="executions">executions list</a>. <br /><br /><b>To test here:</b> click <i>Execute step</i> and pay a payment whose Callback URL is the <b>Test URL</b> (sandbox: Mobile Money: Collect with 0712345670).',
 			},
@@ -98,7 +103,7 @@ export class LittlePayTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to ask the Little Pay status API, with the API key credential shown above when this is on, before starting the workflow, and refuse callbacks the gateway does not confirm',
+					'Whether to ask the Little Pay status API, with the API key credential above (needed for this), before starting the workflow, and refuse callbacks the gateway does not confirm',
 			},
 			{
 				displayName:
@@ -143,12 +148,13 @@ export class LittlePayTrigger implements INodeType {
 				name: 'verifySignatures',
 				type: 'boolean',
 				default: true,
+				hint: "Keep it on: off, anyone who learns this URL can send a made-up 'paid' callback and the workflow ships an order nobody paid for. A sandbox callback refused? Select the sandbox's API key credential above.",
 				description:
-					'Whether to refuse payment callbacks whose X-LittlePay-Signature does not verify against the public key (Options)',
+					"Whether to refuse payment callbacks whose X-LittlePay-Signature does not verify against the key of the credential's gateway (or Options > Public Key)",
 			},
 			{
 				displayName:
-					'Signature verification is OFF: anyone who learns this URL can start this workflow with a made-up payment. Turn on Confirm With Status API or verification before using this with real money.',
+					"Signature verification is OFF: anyone who learns this URL can start this workflow with a made-up 'paid' payment, and an order nobody paid for ships. Callbacks from the sandbox verify with the sandbox's API key credential selected above: turn this back on. Off, only Confirm With Status API stands between a forged callback and your workflow.",
 				name: 'unverifiedNotice',
 				type: 'notice',
 				default: '',
@@ -206,20 +212,27 @@ export class LittlePayTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const req = this.getRequestObject();
 		const rawBody = await rawCallbackBody(this);
-		if (!rawBody || rawBody.length === 0) return refuse(this, 400, 'empty-body');
+		if (!rawBody || rawBody.length === 0)
+			return await refuseAndAlert(this, 400, 'empty-body', undefined);
 
 		const callback = parseCallback(rawBody);
-		if ('error' in callback) return refuse(this, 400, callback.error);
+		if ('error' in callback) return await refuseAndAlert(this, 400, callback.error, undefined);
 
-		const authorization = authorizeCallback(callback, {
+		const authorization = await authorizeCallback(callback, {
 			verifySignatures: this.getNodeParameter('verifySignatures', true) as boolean,
 			signed: req.headers['x-littlepay-signature'] !== undefined,
-			checkSignature: () => checkCallbackSignature(this, rawBody),
+			checkSignature: async () => await checkCallbackSignature(this, rawBody),
 			refundToken: this.getNodeParameter('refundToken', '') as string,
 			givenToken: typeof req.query?.token === 'string' ? req.query.token : '',
 		});
 		if (!authorization.ok)
-			return await refuseAndAlert(this, authorization.status, authorization.reason, callback.body);
+			return await refuseAndAlert(
+				this,
+				authorization.status,
+				authorization.reason,
+				callback.body,
+				authorization.status === 503 ? KEY_RETRY_AFTER_SECONDS : undefined,
+			);
 		let verified = authorization.verified;
 
 		const events = this.getNodeParameter('events', ['*']) as string[];
@@ -235,7 +248,7 @@ export class LittlePayTrigger implements INodeType {
 				record = await fetchPaymentStatus(this, String(callback.body.reference));
 			} catch {
 				// Could not ask: answer 503 so the gateway delivers again later rather than losing it.
-				return refuse(this, 503, 'status-check-unavailable');
+				return await refuseAndAlert(this, 503, 'status-check-unavailable', callback.body);
 			}
 			if (!statusConfirms(callback, record))
 				return await refuseAndAlert(this, 401, 'status-not-confirmed', callback.body);
@@ -285,6 +298,15 @@ export class LittlePayTrigger implements INodeType {
 		// Alerts about refused callbacks (only with Output Refused Callbacks on) go out on the Refused output.
 		const refused = items.filter((i) => i.json.refused === true);
 		if (refused.length === 0) return [items];
-		return [items.filter((i) => i.json.refused !== true), refused];
+		if (this.getNodeParameter('refusedOutput', 0, false) as boolean)
+			return [items.filter((i) => i.json.refused !== true), refused];
+		// Refused items without a Refused output come only from a test event (Execute step): the test
+		// run ends here with the reason, and nothing after the trigger runs on an unverified callback.
+		const first = refused[0].json;
+		throw new NodeOperationError(
+			this.getNode(),
+			`Refused a callback (${String(first.reason)}): Little Pay was answered ${String(first.answered ?? 401)} and nothing after this trigger ran`,
+			{ description: `${String(first.likelyCause)}. Fix: ${String(first.fix)}.` },
+		);
 	}
 }

@@ -27,10 +27,10 @@ function proof(overrides: Partial<CallbackProof> = {}): CallbackProof {
 }
 
 describe('authorizeCallback', () => {
-	it('accepts a payment callback only with a good signature, and says why it refuses', () => {
-		expect(authorizeCallback(payment, proof())).toEqual({ ok: true, verified: 'signature' });
+	it('accepts a payment callback only with a good signature, and says why it refuses', async () => {
+		expect(await authorizeCallback(payment, proof())).toEqual({ ok: true, verified: 'signature' });
 		expect(
-			authorizeCallback(
+			await authorizeCallback(
 				payment,
 				proof({
 					signed: false,
@@ -40,14 +40,16 @@ describe('authorizeCallback', () => {
 		).toEqual({ ok: false, status: 401, reason: 'missing-signature' });
 	});
 
-	it('accepts an unsigned refund callback with the right token, refuses a wrong or missing one', () => {
+	it('accepts an unsigned refund callback with the right token, refuses a wrong or missing one', async () => {
 		const unsigned = { signed: false, refundToken: 's3cret-token' };
-		expect(authorizeCallback(refund, proof({ ...unsigned, givenToken: 's3cret-token' }))).toEqual({
+		expect(
+			await authorizeCallback(refund, proof({ ...unsigned, givenToken: 's3cret-token' })),
+		).toEqual({
 			ok: true,
 			verified: 'token',
 		});
 		for (const givenToken of ['wrong', '']) {
-			expect(authorizeCallback(refund, proof({ ...unsigned, givenToken }))).toEqual({
+			expect(await authorizeCallback(refund, proof({ ...unsigned, givenToken }))).toEqual({
 				ok: false,
 				status: 401,
 				reason: 'missing-or-wrong-token',
@@ -55,15 +57,24 @@ describe('authorizeCallback', () => {
 		}
 	});
 
-	it('never calls the signature check when signatures are off, and then accepts unverified', () => {
+	it('never calls the signature check when signatures are off, and then accepts unverified', async () => {
 		const checkSignature = jest.fn(() => ({ ok: true as const, timestamp: 1 }));
 		const off = proof({ verifySignatures: false, checkSignature });
-		expect(authorizeCallback(payment, off)).toEqual({ ok: true, verified: 'none' });
-		expect(authorizeCallback(refund, { ...off, signed: false })).toEqual({
+		expect(await authorizeCallback(payment, off)).toEqual({ ok: true, verified: 'none' });
+		expect(await authorizeCallback(refund, { ...off, signed: false })).toEqual({
 			ok: true,
 			verified: 'none',
 		});
 		expect(checkSignature).not.toHaveBeenCalled();
+	});
+
+	it('answers 503 (deliver again later) when the key to check with could not be fetched', async () => {
+		expect(
+			await authorizeCallback(
+				payment,
+				proof({ checkSignature: async () => ({ ok: false, reason: 'public-key-unavailable' }) }),
+			),
+		).toEqual({ ok: false, status: 503, reason: 'public-key-unavailable' });
 	});
 });
 

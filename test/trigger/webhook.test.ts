@@ -2,6 +2,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 
 import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
 import { processMemorySize } from '../../nodes/LittlePay/callbacks/eventMemory';
+import { forgetFetchedKeys } from '../../nodes/LittlePay/callbacks/publicKey';
 
 import { callHookMethod, callWebhook, newTriggerState } from './webhookContext';
 import type { FakeRequest } from './webhookContext';
@@ -485,5 +486,145 @@ describe('Little Pay Trigger webhook', () => {
 			);
 			expect(call.result.workflowData![0][0].json.verified).toBe('status-check');
 		});
+	});
+});
+
+describe("The key a trigger without Options > Public Key checks with: its credential's gateway", () => {
+	const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
+	const otherPem = other.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+	let now = Date.now();
+	beforeEach(() => {
+		forgetFetchedKeys();
+		now = Date.now();
+		jest.spyOn(Date, 'now').mockImplementation(() => now);
+	});
+	afterEach(() => jest.restoreAllMocks());
+
+	function onGateway(baseUrl: string, key: string | 'down' | undefined) {
+		const state = newTriggerState();
+		state.credential = { baseUrl };
+		state.gatewayKeys = key === undefined ? {} : { [baseUrl]: key };
+		return state;
+	}
+
+	it("accepts the gateway's signed callbacks, refuses forged ones, and asks for the key once", async () => {
+		const state = onGateway('http://127.0.0.1:4010', publicKey);
+		for (let i = 0; i < 3; i++) {
+			const call = await callWebhook(state, {}, signed({ ...paymentBody, reference: `LP-G-${i}` }));
+			expect(call.started).toBe(true);
+		}
+		const forged = await callWebhook(state, {}, signed(paymentBody, { key: attacker.privateKey }));
+		expect(forged.started).toBe(false);
+		expect(forged.response).toMatchObject({
+			status: 401,
+			body: { received: false, error: 'bad-signature' },
+		});
+		// A forged call within 10 s of the fetch does not make the trigger ask the gateway again.
+		expect(state.keyFetches).toEqual(['http://127.0.0.1:4010/sandbox/public-key']);
+	});
+
+	it("never asks Little Pay's live host: its callbacks verify against the published key", async () => {
+		const state = onGateway('https://pay.little.africa/', publicKey);
+		const call = await callWebhook(state, {}, signed(paymentBody));
+		expect(call.response).toMatchObject({ status: 401, body: { error: 'bad-signature' } });
+		expect(state.keyFetches).toEqual([]);
+	});
+
+	it('Options > Public Key wins over the gateway, and the gateway is then not asked', async () => {
+		const state = onGateway('http://127.0.0.1:4011', otherPem);
+		const call = await callWebhook(state, { options: { publicKey } }, signed(paymentBody));
+		expect(call.started).toBe(true);
+		expect(state.keyFetches).toEqual([]);
+	});
+
+	it('a gateway started again with a new key: the first callback it signs makes the trigger fetch the new key', async () => {
+		const baseUrl = 'http://127.0.0.1:4012';
+		const state = onGateway(baseUrl, otherPem);
+		expect(
+			(await callWebhook(state, {}, signed(paymentBody, { key: other.privateKey }))).started,
+		).toBe(true);
+		state.gatewayKeys = { [baseUrl]: publicKey };
+		now += 11_000;
+		const call = await callWebhook(state, {}, signed({ ...paymentBody, reference: 'LP-NEW' }));
+		expect(call.started).toBe(true);
+		expect(state.keyFetches).toHaveLength(2);
+		// The old key is gone: what it signs is refused now.
+		now += 11_000;
+		const old = await callWebhook(
+			state,
+			{},
+			signed({ ...paymentBody, reference: 'LP-OLD' }, { key: other.privateKey }),
+		);
+		expect(old.response).toMatchObject({ status: 401, body: { error: 'bad-signature' } });
+	});
+
+	it('a gateway that cannot be reached: 503 with Retry-After, nothing starts, and it runs once the key is back', async () => {
+		const baseUrl = 'http://127.0.0.1:4013';
+		const state = onGateway(baseUrl, 'down');
+		const call = await callWebhook(state, {}, signed(paymentBody));
+		expect(call.started).toBe(false);
+		expect(call.response).toEqual({
+			status: 503,
+			body: { received: false, error: 'public-key-unavailable' },
+			headers: { 'retry-after': '30' },
+		});
+		state.gatewayKeys = { [baseUrl]: publicKey };
+		expect((await callWebhook(state, {}, signed(paymentBody))).started).toBe(true);
+	});
+
+	it("a gateway that publishes no key is taken to sign with Little Pay's", async () => {
+		const state = onGateway('http://127.0.0.1:4014', undefined);
+		const call = await callWebhook(state, {}, signed(paymentBody));
+		expect(call.response).toMatchObject({ status: 401, body: { error: 'bad-signature' } });
+		expect(state.keyFetches).toHaveLength(1);
+	});
+});
+
+describe('A refused callback while someone tests (Execute step)', () => {
+	it('ends the test run with the reason and the fix; published, the same call starts nothing', async () => {
+		const testing = newTriggerState();
+		testing.mode = 'manual';
+		const call = await callWebhook(
+			testing,
+			params,
+			signed(paymentBody, { key: attacker.privateKey }),
+		);
+		expect(call.response).toMatchObject({ status: 401, body: { error: 'bad-signature' } });
+		expect(call.started).toBe(true);
+		expect(testing.executed?.error?.message).toBe(
+			'Refused a callback (bad-signature): Little Pay was answered 401 and nothing after this trigger ran',
+		);
+		const unsigned = await callWebhook(testing, params, {
+			headers: {},
+			rawBody: Buffer.from(JSON.stringify(paymentBody)),
+		});
+		expect(unsigned.result.workflowData![0][0].json).toMatchObject({
+			refused: true,
+			reason: 'missing-signature',
+		});
+
+		const published = newTriggerState();
+		const live = await callWebhook(
+			published,
+			params,
+			signed(paymentBody, { key: attacker.privateKey }),
+		);
+		expect(live.started).toBe(false);
+		expect(published.executed).toBeUndefined();
+	});
+
+	it('goes to the Refused output instead when Output Refused Callbacks is on', async () => {
+		const testing = newTriggerState();
+		testing.mode = 'manual';
+		const call = await callWebhook(
+			testing,
+			{ ...params, refusedOutput: true },
+			signed(paymentBody, { key: attacker.privateKey }),
+		);
+		expect(call.started).toBe(true);
+		expect(testing.executed?.error).toBeUndefined();
+		const outputs = testing.executed?.outputs as Array<Array<{ json: Record<string, unknown> }>>;
+		expect(outputs[0]).toEqual([]);
+		expect(outputs[1][0].json).toMatchObject({ refused: true, reason: 'bad-signature' });
 	});
 });

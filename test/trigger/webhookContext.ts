@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+
+import axios from 'axios';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -36,6 +38,15 @@ export interface TriggerState {
 	workflowId: string;
 	statusRecords?: Record<string, IDataObject>;
 	statusCalls: string[];
+	/** The API key credential selected on the trigger (its Base URL), or none. */
+	credential?: { baseUrl: string };
+	/** n8n's execution mode: 'manual' while someone tests (Execute step), else 'webhook'. */
+	mode?: 'manual' | 'webhook';
+	/** Gateways' published keys by base URL; a URL not listed answers 404, 'down' cannot be reached. */
+	gatewayKeys?: Record<string, string | 'down'>;
+	keyFetches?: string[];
+	/** What execute() did with the items of the recorded execution: its outputs, or the error it threw. */
+	executed?: { outputs?: unknown[][]; error?: { message: string; description?: string } };
 }
 
 /** Creates the per-trigger state that n8n keeps between calls (static data, workflow id). */
@@ -45,16 +56,20 @@ export function newTriggerState(statusRecords?: Record<string, IDataObject>): Tr
 		workflowId: `wf-${Math.random().toString(36).slice(2)}`,
 		statusRecords,
 		statusCalls: [],
+		keyFetches: [],
 	};
 }
 
 /** The trigger node as n8n hands it to the node's methods. */
-function triggerNode(typeVersion: number) {
+function triggerNode(typeVersion: number, state?: TriggerState) {
 	return {
 		id: 'trigger-node',
 		name: 'Little Pay Trigger',
 		type: 'n8n-nodes-littlepay.littlePayTrigger',
 		typeVersion,
+		...(state?.credential
+			? { credentials: { littlePayApiKeyApi: { id: 'cred-1', name: 'Little Pay (API key)' } } }
+			: {}),
 	};
 }
 
@@ -107,10 +122,28 @@ export async function callWebhook(
 			name in params ? params[name] : name in defaults ? defaults[name] : fallback,
 		getWorkflowStaticData: () => state.staticData,
 		getWorkflow: () => ({ id: state.workflowId, active: true }),
-		getNode: () => triggerNode(typeVersion),
-		getCredentials: async () => ({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1' }),
+		getNode: () => triggerNode(typeVersion, state),
+		getMode: () => state.mode ?? 'webhook',
+		getCredentials: async () => ({
+			apiKey: 'k',
+			baseUrl: state.credential?.baseUrl ?? 'http://127.0.0.1:1',
+		}),
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, options: { url: string }) => {
+				if (options.url.endsWith('/sandbox/public-key')) {
+					(state.keyFetches ??= []).push(options.url);
+					const baseUrl = options.url.slice(0, -'/sandbox/public-key'.length);
+					// Without a map, the gateway is real (the sandbox): asked over HTTP.
+					if (!state.gatewayKeys) {
+						const res = await axios.get(options.url, { validateStatus: () => true });
+						return { statusCode: res.status, body: res.data as unknown };
+					}
+					const key = state.gatewayKeys[baseUrl];
+					if (key === 'down') throw new Error('connect ECONNREFUSED');
+					return key
+						? { statusCode: 200, body: { data: { publicKeyPem: key } } }
+						: { statusCode: 404, body: { data: { message: 'not found' } } };
+				}
 				state.statusCalls.push(options.url);
 				const reference = decodeURIComponent(options.url.split('/').pop() ?? '');
 				const record = state.statusRecords?.[reference];
@@ -130,7 +163,7 @@ export async function callWebhook(
 		res.statusCode = recorded ? 200 : 500;
 		res.emit('finish');
 		res.emit('close');
-		if (recorded && started) await runTriggerExecution(state, trigger, result, typeVersion);
+		if (recorded && started) await runTriggerExecution(state, params, trigger, result, typeVersion);
 	};
 	if (!started && response.status === undefined) {
 		// No execution: n8n sends webhookResponse at once.
@@ -144,6 +177,7 @@ export async function callWebhook(
 /** Runs the trigger node's execute() as n8n's engine does inside the recorded execution. */
 async function runTriggerExecution(
 	state: TriggerState,
+	params: IDataObject,
 	trigger: Pick<LittlePayTrigger, 'execute'>,
 	result: IWebhookResponseData,
 	typeVersion: number,
@@ -152,9 +186,16 @@ async function runTriggerExecution(
 		getInputData: () => result.workflowData?.[0] ?? [],
 		getWorkflowStaticData: () => state.staticData,
 		getWorkflow: () => ({ id: state.workflowId, active: true }),
-		getNode: () => triggerNode(typeVersion),
+		getNode: () => triggerNode(typeVersion, state),
+		getNodeParameter: (name: string, _index: number, fallback?: unknown) =>
+			name in params ? params[name] : fallback,
 	} as unknown as IExecuteFunctions;
-	await trigger.execute.call(context);
+	try {
+		state.executed = { outputs: await trigger.execute.call(context) };
+	} catch (error) {
+		const e = error as { message: string; description?: string };
+		state.executed = { error: { message: e.message, description: e.description } };
+	}
 }
 
 /** Calls one of the trigger's activation methods (checkExists, create, delete) the way n8n does. */

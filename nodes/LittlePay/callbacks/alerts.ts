@@ -99,8 +99,22 @@ export function alertDue(
 const CAUSES: Record<string, { cause: string; fix: string }> = {
 	'bad-signature': {
 		cause:
-			'The signature does not verify against the Public Key: a forged call, or Little Pay signs with another key (rotated, or the sandbox key in production)',
-		fix: "Compare Options > Public Key with Little Pay's current published key; after a rotation paste the new one",
+			"The signature does not verify against the key: a forged call, or a callback from another gateway than the API key credential's Base URL (the sandbox's callbacks against Little Pay's key, or the other way round)",
+		fix: "Select the API key credential of the gateway that calls (the sandbox's, while testing) and leave Options > Public Key empty; after a key rotation Little Pay announces, paste its new key there. Keep Verify Signatures on: off, forged 'paid' callbacks start the workflow",
+	},
+	'public-key-unavailable': {
+		cause:
+			'The gateway the API key credential points at could not be asked for the key it signs with, so the signature could not be checked; answered 503, so the gateway delivers it again',
+		fix: "Check that the credential's Base URL is reachable from n8n (the sandbox runs?), or paste the gateway's key into Options > Public Key",
+	},
+	'status-check-unavailable': {
+		cause:
+			"Little Pay's status API did not answer, so Confirm With Status API could not confirm the callback; answered 503, so Little Pay delivers it again",
+		fix: 'Check the API key credential and that its Base URL is reachable from n8n',
+	},
+	'empty-body': {
+		cause: 'A call without a body: not a Little Pay callback',
+		fix: "Only Little Pay (or the sandbox) should call this URL: give it as a payment's Callback URL",
 	},
 	'missing-signature': {
 		cause: 'An unsigned call: not from Little Pay, or a proxy strips X-LittlePay-Signature',
@@ -175,22 +189,40 @@ export function refusedAlert(
 	};
 }
 
+/** Reasons that are only "not now" (a copy still being recorded): never shown as a refusal. */
+const NOT_REFUSALS = new Set(['in-flight']);
+
 /**
- * Refuses a callback (nothing of it runs), and with Output Refused Callbacks on raises an alert on the
- * Refused output when its reason's window allows one. For a bad signature with the status API
- * credential at hand, it asks Little Pay whether the payment really is as the body says: then the
- * public key looks rotated or wrong. The 401 is still the answer the caller gets.
+ * Refuses a callback (nothing of it runs). While someone tests (Execute step: n8n listens and runs
+ * the test event as a manual execution) every refusal shows: its item ends the test run with an
+ * error naming the reason and the fix, or goes to the Refused output when that is on (no window, and
+ * the published alerts' windows are left alone). Published, with Output Refused Callbacks on, a 401
+ * raises an alert on the Refused output when its reason's window allows one. For a bad signature with
+ * the status API credential at hand, it asks Little Pay whether the payment really is as the body
+ * says: then the public key looks rotated or wrong. The refusal is still the answer the caller gets.
  */
 export async function refuseAndAlert(
 	context: IWebhookFunctions,
 	status: number,
 	reason: string,
-	body: IDataObject,
+	body: IDataObject | undefined,
+	retryAfterSeconds?: number,
 ): Promise<IWebhookResponseData> {
-	const answer = refuse(context, status, reason);
-	if (!(context.getNodeParameter('refusedOutput', false) as boolean)) return answer;
+	const answer = refuse(context, status, reason, retryAfterSeconds);
+	if (NOT_REFUSALS.has(reason)) return answer;
+	const testing = context.getMode() === 'manual';
+	const alerting = status === 401 && (context.getNodeParameter('refusedOutput', false) as boolean);
+	if (!testing && !alerting) return answer;
 	const now = Date.now();
-	const due = alertDue(triggerIdOf(context), reason, now, body.reference);
+	const reference = safeReference(body?.reference);
+	const due: RefusalCount | undefined = testing
+		? {
+				refused: 1,
+				since: now,
+				references: reference === null ? [] : [reference],
+				referencesNotListed: reference === null ? 1 : 0,
+			}
+		: alertDue(triggerIdOf(context), reason, now, body?.reference);
 	if (!due) return answer;
 	let keyLooksRotated: boolean | undefined;
 	if (
@@ -198,18 +230,16 @@ export async function refuseAndAlert(
 		(context.getNodeParameter('confirmWithStatusApi', false) as boolean)
 	) {
 		try {
-			const record = await fetchPaymentStatus(context, String(body.reference ?? ''));
+			const record = await fetchPaymentStatus(context, String(body?.reference ?? ''));
 			keyLooksRotated =
 				record !== undefined &&
-				String(record.status).toUpperCase() === String(body.status).toUpperCase();
+				String(record.status).toUpperCase() === String(body?.status).toUpperCase();
 		} catch {
 			keyLooksRotated = undefined;
 		}
 	}
-	return {
-		...answer,
-		workflowData: [[{ json: refusedAlert(reason, due, now, body, keyLooksRotated) }]],
-	};
+	const item = refusedAlert(reason, due, now, body, keyLooksRotated);
+	return { ...answer, workflowData: [[{ json: { ...item, answered: status } }]] };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { secretsEqual } from './callbackEvent';
 import type { ParsedCallback, Verification } from './callbackEvent';
-import type { SignatureCheck } from './signature';
+import type { CallbackSignatureCheck } from './callbackRequest';
 
 /** The one decision on a callback: how it was verified, or why it is refused (nothing starts). */
 export type Authorization =
@@ -16,7 +16,7 @@ export interface CallbackProof {
 	/** Whether the request carries X-LittlePay-Signature. */
 	signed: boolean;
 	/** Checks the signature over the raw body; called only when the signature decides. */
-	checkSignature: () => SignatureCheck;
+	checkSignature: () => CallbackSignatureCheck | Promise<CallbackSignatureCheck>;
 	/** The trigger's Refund Token, and the `token` the request's query gave. */
 	refundToken: string;
 	givenToken: string;
@@ -28,16 +28,18 @@ export interface CallbackProof {
  * set, a refund callback is accepted unverified (`none`). With `signed` and Verify Signatures on, the
  * signature alone decides, whatever the body is (the pause's resume, which takes signed calls only).
  */
-export function authorizeCallback(
+export async function authorizeCallback(
 	callback: ParsedCallback | { error: string },
 	proof: CallbackProof,
-): Authorization {
+): Promise<Authorization> {
 	const kind = 'error' in callback ? undefined : callback.kind;
 	if (proof.verifySignatures && (kind === 'payment' || proof.signed)) {
-		const check = proof.checkSignature();
-		return check.ok
-			? { ok: true, verified: 'signature' }
-			: { ok: false, status: 401, reason: check.reason };
+		const check = await proof.checkSignature();
+		if (check.ok) return { ok: true, verified: 'signature' };
+		// No key to check with (the gateway could not be asked): "not now", so it is delivered again.
+		if (check.reason === 'public-key-unavailable')
+			return { ok: false, status: 503, reason: check.reason };
+		return { ok: false, status: 401, reason: check.reason };
 	}
 	if (kind === 'refund') {
 		const { refundToken, givenToken } = proof;

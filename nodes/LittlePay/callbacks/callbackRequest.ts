@@ -7,6 +7,7 @@ import type {
 
 import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from './signature';
 import type { SignatureCheck } from './signature';
+import { callbackPublicKey } from './publicKey';
 
 /** The verification options the trigger and the pause share: the key signatures verify against, and the replay window. */
 export const signatureOptionFields: INodeProperties[] = [
@@ -15,9 +16,11 @@ export const signatureOptionFields: INodeProperties[] = [
 		name: 'publicKey',
 		type: 'string',
 		typeOptions: { rows: 6 },
-		default: LITTLE_PAY_PUBLIC_KEY_PEM,
+		default: '',
+		placeholder: '-----BEGIN PUBLIC KEY-----',
+		hint: "Empty: the key of the gateway the API key credential points at (the sandbox's own, or Little Pay's published key)",
 		description:
-			"Little Pay's published RSA public key (PEM) that callback signatures must verify against, used unless you add this option. Set it after a key rotation, or to the sandbox's publicKeyPem.",
+			"RSA public key (PEM) that callback signatures must verify against. Leave it empty: the node then uses Little Pay's published key, or the local sandbox's key when the credential's Base URL is the sandbox. Paste a key only after Little Pay announces a rotation.",
 	},
 	{
 		displayName: 'Timestamp Tolerance (Seconds)',
@@ -53,22 +56,39 @@ export function refuseCallback(
 	return { noWebhookResponse: true };
 }
 
+/** Why a callback could not be checked or did not verify. */
+export type CallbackSignatureCheck =
+	| SignatureCheck
+	| { ok: false; reason: 'public-key-unavailable' };
+
 /**
- * Verifies a callback's signature with the Public Key and Timestamp Tolerance of the node's Options
- * collection (the trigger's, or the pause's); unset, they are Little Pay's key and 300 seconds.
+ * Verifies a callback's signature with the key callbackPublicKey picks (Options > Public Key, else the
+ * key of the gateway the API key credential points at, else Little Pay's published key) and the
+ * Options' Timestamp Tolerance (300 seconds unset). A signature that does not verify against a key
+ * fetched from the gateway is checked once more against the gateway's current key: a sandbox started
+ * again signs with a new one.
  */
-export function checkCallbackSignature(
+export async function checkCallbackSignature(
 	context: IWebhookFunctions,
 	rawBody: Buffer,
-): SignatureCheck {
+): Promise<CallbackSignatureCheck> {
 	const headers = context.getRequestObject().headers;
 	const options = (context.getNodeParameter('options', {}) ?? {}) as IDataObject;
-	const publicKey = typeof options.publicKey === 'string' ? options.publicKey.trim() : '';
-	return verifyCallbackSignature({
-		rawBody,
-		timestampHeader: headers['x-littlepay-timestamp'],
-		signatureHeader: headers['x-littlepay-signature'],
-		publicKeyPem: publicKey === '' ? LITTLE_PAY_PUBLIC_KEY_PEM : publicKey,
-		toleranceSeconds: (options.toleranceSeconds as number | undefined) ?? 300,
-	});
+	const verifyWith = (publicKeyPem: string) =>
+		verifyCallbackSignature({
+			rawBody,
+			timestampHeader: headers['x-littlepay-timestamp'],
+			signatureHeader: headers['x-littlepay-signature'],
+			publicKeyPem,
+			toleranceSeconds: (options.toleranceSeconds as number | undefined) ?? 300,
+		});
+	// A request without a usable signature is refused before any key is looked up.
+	const shape = verifyWith(LITTLE_PAY_PUBLIC_KEY_PEM);
+	if (!shape.ok && shape.reason !== 'bad-signature') return shape;
+	const key = await callbackPublicKey(context);
+	if (!key?.ok) return { ok: false, reason: 'public-key-unavailable' };
+	const check = key.pem === LITTLE_PAY_PUBLIC_KEY_PEM ? shape : verifyWith(key.pem);
+	if (check.ok || check.reason !== 'bad-signature' || key.source !== 'gateway') return check;
+	const newer = await callbackPublicKey(context, true);
+	return newer?.ok ? verifyWith(newer.pem) : check;
 }

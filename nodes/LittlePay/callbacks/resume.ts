@@ -73,14 +73,21 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 	const rawBody = await rawCallbackBody(context);
 	if (!rawBody || rawBody.length === 0) return refuse(context, 400, 'empty-body');
 	const parsed = parseCallback(rawBody);
-	const authorization = authorizeCallback(parsed, {
+	const authorization = await authorizeCallback(parsed, {
 		verifySignatures: true,
 		signed: true,
-		checkSignature: () => checkCallbackSignature(context, rawBody),
+		checkSignature: async () => await checkCallbackSignature(context, rawBody),
 		refundToken: '',
 		givenToken: '',
 	});
-	if (!authorization.ok) return refuse(context, authorization.status, authorization.reason);
+	// No key to check with now (the gateway could not be asked): delivered again later.
+	if (!authorization.ok)
+		return refuse(
+			context,
+			authorization.status,
+			authorization.reason,
+			authorization.status === 503 ? 30 : undefined,
+		);
 	if ('error' in parsed || parsed.kind !== 'payment') {
 		return refuse(context, 400, 'not-a-payment-callback');
 	}

@@ -216,6 +216,8 @@ describe('the trigger with Output Refused Callbacks on', () => {
 			getWorkflowStaticData: () => state.staticData,
 			getWorkflow: () => ({ id: state.workflowId, active: true }),
 			getNode: () => ({ id: 'trigger-node', name: 'Little Pay Trigger', typeVersion: 2 }),
+			getNodeParameter: (name: string, _index: number, fallback: unknown) =>
+				name in params ? params[name as keyof typeof params] : fallback,
 		} as unknown as IExecuteFunctions);
 		expect(outputs.map((output) => output.map((i) => i.json.refused === true))).toEqual([
 			[false],

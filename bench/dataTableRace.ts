@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { N8nApi, startN8n } from '../testkit/n8n';
+import { waitForWebhook } from '../testkit/n8nRuns';
 import { ensureQueueDependencies, postgresEnv, startPostgres } from '../testkit/queueCluster';
 import { lastNodeWebhookNode } from '../testkit/workflowParts';
 import { failureCount, mapConcurrent, note, percentile, result } from './lib';
@@ -316,6 +317,10 @@ async function measure(prefix: string, env: Record<string, string>): Promise<voi
 			const created = await api.createWorkflow(build(path, tables));
 			await api.activateWorkflow(created.id, created.versionId);
 			urls[kind] = `${n8n.url}/webhook/${path}`;
+			// Activation returns before n8n has registered the webhook (on a loaded machine a first call
+			// got 404 "not registered"): wait for it, while both tables are still empty, so the probe's
+			// run (a body without a reference) has no row to claim.
+			await waitForWebhook(urls[kind]);
 		}
 
 		// One request, one shipment; a second request for the same payment ships nothing.

@@ -1,16 +1,22 @@
 // The demo's example workflows in an n8n: the sandbox credentials and examples/workflows/*.json, used by
 // `npm start` (one n8n) and `npm run queue` (queue mode).
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { SandboxHandle } from '../sandbox';
 import { REPO_ROOT } from '../testkit/n8n';
 import type { N8nApi } from '../testkit/n8n';
-import { createExampleTables, mailboxCredential, sandboxCredentials } from '../testkit/n8nRuns';
+import {
+	createExampleTables,
+	exampleReplacements,
+	mailboxCredential,
+	sandboxCredentials,
+} from '../testkit/n8nRuns';
 
 /**
  * Creates the sandbox credentials, the SMTP credential of the Human review mailbox (`mailSmtpPort`) and
- * example 10's Data Tables, and imports examples/workflows/*.json, with production URLs pointing at
+ * the examples' Data Tables and the token refund callbacks carry, and imports examples/workflows/*.json, with production URLs pointing at
  * `webhookUrl`; activates the webhook-driven ones. Returns one line per workflow.
  */
 export async function importExamples(
@@ -22,12 +28,13 @@ export async function importExamples(
 	const { basicId, apiKeyId } = await sandboxCredentials(api, sandbox, 'Little Pay sandbox');
 	const smtpId = await mailboxCredential(api, mailSmtpPort);
 	const tables = await createExampleTables(api);
+	const placeholders = exampleReplacements(tables, randomBytes(12).toString('hex'));
 	const dir = join(REPO_ROOT, 'examples/workflows');
 	const imported: string[] = [];
 	for (const file of readdirSync(dir)
 		.filter((f) => f.endsWith('.json'))
 		.sort()) {
-		const text = readFileSync(join(dir, file), 'utf8')
+		let text = readFileSync(join(dir, file), 'utf8')
 			.split('{{SANDBOX_PUBLIC_KEY}}')
 			.join(JSON.stringify(sandbox.merchant.publicKeyPem).slice(1, -1))
 			.split('http://127.0.0.1:5678')
@@ -37,11 +44,9 @@ export async function importExamples(
 			.split('{{API_KEY_CREDENTIAL_ID}}')
 			.join(apiKeyId)
 			.split('{{SMTP_CREDENTIAL_ID}}')
-			.join(smtpId)
-			.split('{{PAYMENTS_TABLE_ID}}')
-			.join(tables.paymentsId)
-			.split('{{SHIPMENTS_TABLE_ID}}')
-			.join(tables.shipmentsId);
+			.join(smtpId);
+		for (const [name, value] of Object.entries(placeholders))
+			text = text.split(`{{${name}}}`).join(value);
 		const workflow = JSON.parse(text) as Record<string, unknown>;
 		const { id, versionId } = await api.createWorkflow(workflow);
 		const nodes = workflow.nodes as Array<{

@@ -13,6 +13,8 @@ export interface Mail {
 	subject: string;
 	/** The HTML part, decoded; the text part when there is no HTML. */
 	html: string;
+	/** Which part `html` holds: a plain-text e-mail (a statement) is shown with its line breaks kept. */
+	format: 'html' | 'text';
 	/** Every link in the message, in order, as a browser would follow it. */
 	links: Array<{ label: string; url: string }>;
 	receivedAt: string;
@@ -103,6 +105,7 @@ function parseMail(raw: string, from: string, to: string[]): Mail {
 		to,
 		subject: decodeHeader(headers.subject ?? ''),
 		html,
+		format: parts['text/html'] === undefined ? 'text' : 'html',
 		links,
 		receivedAt: new Date().toISOString(),
 	};
@@ -166,15 +169,30 @@ function escapeHtml(text: string): string {
 	);
 }
 
+/** What the message's frame shows: its HTML, or its plain text with the line breaks kept, as a mail client would. */
+function messageDocument(mail: Mail): { srcdoc: string; height: number } {
+	if (mail.format === 'text') {
+		// Rows as the frame wraps them (about 110 characters of this font in the page's width).
+		const lines = mail.html
+			.split(/\r?\n/)
+			.reduce((rows, line) => rows + Math.max(1, Math.ceil(line.length / 110)), 0);
+		return {
+			srcdoc: `<pre style="white-space:pre-wrap;margin:0;font:13px/1.45 ui-monospace,Menlo,Consolas,monospace">${escapeHtml(mail.html)}</pre>`,
+			height: Math.min(2400, Math.max(200, 40 + lines * 22)),
+		};
+	}
+	return { srcdoc: mail.html.replace(/<a\b/gi, '<a target="_blank"'), height: 420 };
+}
+
 function mailboxPage(mails: Mail[]): string {
 	const items = mails
-		.map(
-			(mail) =>
-				`<article><h2>${escapeHtml(mail.subject || '(no subject)')}</h2><p class="meta">to ${escapeHtml(mail.to.join(', '))} at ${mail.receivedAt}</p><iframe sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${escapeHtml(mail.html.replace(/<a\b/gi, '<a target="_blank"'))}"></iframe></article>`,
-		)
+		.map((mail) => {
+			const { srcdoc, height } = messageDocument(mail);
+			return `<article><h2>${escapeHtml(mail.subject || '(no subject)')}</h2><p class="meta">to ${escapeHtml(mail.to.join(', '))} at ${mail.receivedAt}</p><iframe style="height:${height}px" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${escapeHtml(srcdoc)}"></iframe></article>`;
+		})
 		.reverse()
 		.join('\n');
-	return `<!doctype html><html><head><meta charset="utf-8"><title>Human review mailbox</title><style>body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:760px;color:#222}article{border:1px solid #ddd;border-radius:8px;padding:1rem;margin:1rem 0}h2{font-size:1.1rem;margin:0}.meta{color:#666;font-size:.85rem}iframe{width:100%;height:420px;border:0}</style></head><body><h1>Human review mailbox</h1><p>What n8n's Send Email nodes sent to this demo's SMTP server (newest first). Approve or decline a tool call with its buttons; reload for new mail.</p>${items || '<p>No mail yet.</p>'}</body></html>`;
+	return `<!doctype html><html><head><meta charset="utf-8"><title>Human review mailbox</title><style>body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:900px;color:#222}article{border:1px solid #ddd;border-radius:8px;padding:1rem;margin:1rem 0}h2{font-size:1.1rem;margin:0}.meta{color:#666;font-size:.85rem}iframe{width:100%;height:420px;border:0}</style></head><body><h1>Human review mailbox</h1><p>What n8n's Send Email nodes sent to this demo's SMTP server (newest first). Approve or decline a tool call with its buttons; reload for new mail.</p>${items || '<p>No mail yet.</p>'}</body></html>`;
 }
 
 /** Starts the mailbox on loopback: SMTP on `smtpPort` (0 = free port), the page on `httpPort`. */

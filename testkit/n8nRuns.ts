@@ -244,13 +244,20 @@ export async function waitForWebhook(url: string, timeoutMs = 60000): Promise<vo
 	);
 }
 
+/** The Data Tables the example workflows keep their books in, by id (their placeholders' values). */
+export interface ExampleTables {
+	paymentsId: string;
+	shipmentsId: string;
+	payoutsId: string;
+	refundsId: string;
+}
+
 /**
- * Creates the Data Tables example 10 records its payments and shipments in (n8n 2.x); the example picks
- * them by id, so their ids replace its placeholders.
+ * Creates the Data Tables examples 3, 4 and 10 keep their books in (n8n 2.x): one per kind of money move,
+ * with the same names for the same things (kind, key, amount, currency, status, started), and example 10's
+ * shipments. The examples pick them by id, so their ids replace the placeholders (see exampleReplacements).
  */
-export async function createExampleTables(
-	api: N8nApi,
-): Promise<{ paymentsId: string; shipmentsId: string }> {
+export async function createExampleTables(api: N8nApi): Promise<ExampleTables> {
 	const paymentsId = await api.createDataTable('littlepay_payments', [
 		{ name: 'reference', type: 'string' },
 		{ name: 'key', type: 'string' },
@@ -263,11 +270,59 @@ export async function createExampleTables(
 		{ name: 'claimedBy', type: 'string' },
 		{ name: 'claimedAt', type: 'date' },
 		{ name: 'shippedAt', type: 'date' },
+		{ name: 'kind', type: 'string' },
+		// The payer's link, so that an order sent again is answered with it.
+		{ name: 'checkoutUrl', type: 'string' },
 	]);
 	const shipmentsId = await api.createDataTable('littlepay_shipments', [
 		{ name: 'reference', type: 'string' },
 		{ name: 'executionId', type: 'string' },
 		{ name: 'via', type: 'string' },
 	]);
-	return { paymentsId, shipmentsId };
+	const payoutsId = await api.createDataTable('littlepay_payouts', [
+		{ name: 'kind', type: 'string' },
+		{ name: 'key', type: 'string' },
+		{ name: 'littlePayId', type: 'string' },
+		{ name: 'amount', type: 'number' },
+		{ name: 'fee', type: 'number' },
+		{ name: 'currency', type: 'string' },
+		{ name: 'network', type: 'string' },
+		{ name: 'to', type: 'string' },
+		{ name: 'status', type: 'string' },
+		{ name: 'reason', type: 'string' },
+		{ name: 'started', type: 'date' },
+		{ name: 'settled', type: 'date' },
+		{ name: 'nextStep', type: 'string' },
+		{ name: 'checkedAt', type: 'date' },
+	]);
+	const refundsId = await api.createDataTable('littlepay_refunds', [
+		{ name: 'kind', type: 'string' },
+		{ name: 'key', type: 'string' },
+		{ name: 'orderId', type: 'string' },
+		{ name: 'reference', type: 'string' },
+		{ name: 'amount', type: 'number' },
+		{ name: 'currency', type: 'string' },
+		{ name: 'status', type: 'string' },
+		{ name: 'reason', type: 'string' },
+		{ name: 'message', type: 'string' },
+		{ name: 'started', type: 'date' },
+		{ name: 'settled', type: 'date' },
+		{ name: 'nextStep', type: 'string' },
+		{ name: 'checkedAt', type: 'date' },
+	]);
+	return { paymentsId, shipmentsId, payoutsId, refundsId };
+}
+
+/** The placeholders of the examples' tables and of the refund callbacks' token, with their values. */
+export function exampleReplacements(
+	tables: ExampleTables,
+	refundCallbackToken: string,
+): Record<string, string> {
+	return {
+		PAYMENTS_TABLE_ID: tables.paymentsId,
+		SHIPMENTS_TABLE_ID: tables.shipmentsId,
+		PAYOUTS_TABLE_ID: tables.payoutsId,
+		REFUNDS_TABLE_ID: tables.refundsId,
+		REFUND_CALLBACK_TOKEN: refundCallbackToken,
+	};
 }

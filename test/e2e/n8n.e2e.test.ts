@@ -14,9 +14,12 @@ import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../testkit/n8n';
 import { startMailSink } from '../../testkit/mailSink';
 import {
+	createExampleTables,
 	createSandboxIntent,
+	exampleReplacements,
 	loadExample,
 	mailboxCredential,
+	paidSandboxIntent,
 	runViaWebhook,
 	runWorkflowViaWebhook,
 	sandboxCredentials,
@@ -307,14 +310,35 @@ describe('the package in a real n8n server', () => {
 
 		// 4. The payout run has its own suite (payoutRun.e2e.test.ts): it runs twice and waits for settlement.
 
-		// 3. Refunds: order 1001 refunded in full (amount read from its status record), 500 of order 1002.
-		const [summary] = await runExample(
-			'3-refunds.json',
-			ids,
-			`${sandbox.baseUrl}/sandbox/merchant`,
+		// 3. Refunds of two paid orders (KES 1,500 of order1001, all of it; 500 of order1002), each written into
+		// the refunds table before it is sent and closed with Little Pay's answer.
+		for (const [key, amount] of [
+			['order1001', 1500],
+			['order1002', 2000],
+		] as const)
+			await paidSandboxIntent(sandbox, { amount, description: `Order ${key}`, key });
+		const tables = await createExampleTables(api);
+		const refundsRun = loadExample('3-refunds.json', {
+			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+			...exampleReplacements(tables, 'examples0token'),
+		});
+		const answered = await runViaWebhook(api, n8n.url, refundsRun);
+		expect(answered.map((row) => [row.key, row.amount, row.status]).sort()).toEqual([
+			['rf1001', 1500, 'COMPLETED'],
+			['rf1002', 500, 'COMPLETED'],
+		]);
+		// The rows name the payment and when the refund was started and settled.
+		expect(answered).toEqual(
+			answered.map(() =>
+				expect.objectContaining({
+					kind: 'refund',
+					reference: expect.stringMatching(/^[0-9a-f-]{36}$/),
+					currency: 'KES',
+					started: expect.stringMatching(/^\d{4}-/),
+					settled: expect.stringMatching(/^\d{4}-/),
+				}),
+			),
 		);
-		expect(summary.fullRefund).toMatchObject({ amount: 1500, status: 'COMPLETED' });
-		expect(summary.partialRefund).toMatchObject({ amount: 500, status: 'COMPLETED' });
 		const refunds = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data
 			.refunds as Array<{ amount: number; status: string }>;
 		expect(refunds.map((r) => [r.amount, r.status]).sort()).toEqual([

@@ -12,6 +12,8 @@ import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../testkit/n8n';
 import type { N8nServer } from '../../testkit/n8n';
 import {
+	createExampleTables,
+	exampleReplacements,
 	loadExample,
 	postToNewWebhook,
 	runWorkflowViaWebhook,
@@ -30,6 +32,7 @@ describe('example 4, the payout run, in a real n8n', () => {
 	let n8n: N8nServer;
 	let api: N8nApi;
 	let ids: { basicId: string; apiKeyId: string };
+	let tables: Record<string, string>;
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true });
@@ -37,6 +40,7 @@ describe('example 4, the payout run, in a real n8n', () => {
 		api = new N8nApi(n8n.url);
 		await api.setupOwner();
 		ids = await sandboxCredentials(api, sandbox, 'payout run');
+		tables = exampleReplacements(await createExampleTables(api), 'payout0run0token');
 	});
 
 	afterAll(async () => {
@@ -54,6 +58,7 @@ describe('example 4, the payout run, in a real n8n', () => {
 		const workflow = loadExample('4-payout-run.json', {
 			BASIC_CREDENTIAL_ID: ids.basicId,
 			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+			...tables,
 		});
 		const { items, workflowId } = await runWorkflowViaWebhook(api, n8n.url, workflow);
 		const [execution] = await api.executions(workflowId);

@@ -20,6 +20,7 @@ import { startQueueCluster } from '../../testkit/queueCluster';
 import type { QueueCluster } from '../../testkit/queueCluster';
 import {
 	createExampleTables,
+	exampleReplacements,
 	loadExample,
 	postToNewWebhook,
 	runViaWebhook,
@@ -433,9 +434,8 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 				BASIC_CREDENTIAL_ID: ids.basicId,
 				API_KEY_CREDENTIAL_ID: ids.apiKeyId,
 				SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
-				PAYMENTS_TABLE_ID: tables.paymentsId,
-				SHIPMENTS_TABLE_ID: tables.shipmentsId,
 				SMTP_CREDENTIAL_ID: 'left-out',
+				...exampleReplacements(tables, 'queue0refund0token'),
 			},
 			cluster.webhooks[0].url!,
 			triggerWebhookId,

@@ -11,30 +11,27 @@ import type { Server } from 'node:http';
 import axios from 'axios';
 import type { AxiosResponse } from 'axios';
 
-import { startSandbox } from '../../sandbox';
 import type { CallbackLogEntry, SandboxHandle } from '../../sandbox';
-import { startMailSink } from '../../testkit/mailSink';
+import {
+	startExample10,
+	statementBlock,
+	statementCents,
+	stopExample10,
+} from '../../testkit/example10';
+import type { Figure } from '../../testkit/example10';
 import type { Mail, MailSink } from '../../testkit/mailSink';
 import { N8nApi, startN8n } from '../../testkit/n8n';
 import type { N8nServer } from '../../testkit/n8n';
 import {
-	createExampleTables,
 	createSandboxIntent,
-	loadExample,
-	mailboxCredential,
 	postToNewWebhook,
-	sandboxCredentials,
 	settledExecutions,
 	allExecutions,
 	waitFor,
 	waitForWebhook,
 } from '../../testkit/n8nRuns';
-import {
-	chain,
-	lastNodeWebhookNode,
-	littlePayNode,
-	webhookNode,
-} from '../../testkit/workflowParts';
+import type { ExampleTables } from '../../testkit/n8nRuns';
+import { chain, littlePayNode, webhookNode } from '../../testkit/workflowParts';
 
 jest.setTimeout(600000);
 
@@ -59,160 +56,12 @@ const amountC = (i: number) => (50035 + 12 * i) / 100;
 const cents = (amount: number) => Math.round(amount * 100);
 const money = (sumInCents: number) => (sumInCents / 100).toFixed(2);
 
-/** A figure of the statement: `- <label>: <count>, <sum>` in one currency's block. */
-interface Figure {
-	count: number;
-	cents: number;
-}
-
-/** One currency's block of the statement e-mail, and its lines (the open payments among them). */
-interface StatementBlock {
-	started: Figure;
-	completed: Figure;
-	failed: Figure;
-	open: Figure;
-	lines: string[];
-}
-
-/** Reads one currency's block of the statement e-mail (a paragraph that starts with the currency's line). */
-function statementBlock(text: string, currency: string): StatementBlock {
-	const block = text
-		.replace(/\r\n/g, '\n')
-		.split(/\n\n/)
-		.find((paragraph) => paragraph.startsWith(`${currency}\n`));
-	if (!block) throw new Error(`the statement has no ${currency} block:\n${text}`);
-	const figure = (label: string): Figure => {
-		const match = new RegExp(`^- ${label}: (\\d+), (\\d+\\.\\d\\d)$`, 'm').exec(block);
-		if (!match) throw new Error(`the ${currency} block has no "${label}" line:\n${block}`);
-		return { count: Number(match[1]), cents: cents(Number(match[2])) };
-	};
-	return {
-		started: figure('started'),
-		completed: figure('completed'),
-		failed: figure('failed'),
-		open: figure('still open'),
-		lines: block.split('\n'),
-	};
-}
-
-/**
- * Example 10 set up and published in `n8n`: the sandbox credentials, the mailbox's SMTP credential, its two
- * Data Tables, the intents' Callback URL on this n8n, and the sweep and the statement on demand (a Webhook
- * under each Schedule Trigger's name keeps its connections; it answers once its path has run, with no
- * data, since a sweep that claims nothing has no last item). Returns the tables and the URLs.
- */
-async function publishExample10(
-	api: N8nApi,
-	n8nUrl: string,
-	sandbox: SandboxHandle,
-	mailbox: MailSink,
-	label: string,
-	{
-		takeOverAfterSeconds,
-		callbackUrl,
-	}: { takeOverAfterSeconds?: number; callbackUrl?: string } = {},
-): Promise<{
-	tables: { paymentsId: string; shipmentsId: string };
-	workflowId: string;
-	orderUrl: string;
-	sweepUrl: string;
-	statementUrl: string;
-	triggerUrl: string;
-}> {
-	const ids = await sandboxCredentials(api, sandbox, label);
-	const smtpId = await mailboxCredential(api, mailbox.smtpPort);
-	const tables = await createExampleTables(api);
-	const loaded = loadExample('10-orders-ship-once.json', {
-		BASIC_CREDENTIAL_ID: ids.basicId,
-		API_KEY_CREDENTIAL_ID: ids.apiKeyId,
-		SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
-		PAYMENTS_TABLE_ID: tables.paymentsId,
-		SHIPMENTS_TABLE_ID: tables.shipmentsId,
-		SMTP_CREDENTIAL_ID: smtpId,
-	});
-	// The Create node's Callback URL is the trigger's production URL on the demo's port.
-	const workflow = JSON.parse(
-		JSON.stringify(loaded).split('http://127.0.0.1:5678').join(n8nUrl),
-	) as Json;
-	const nodes = workflow.nodes as Json[];
-	if (callbackUrl) {
-		const create = nodes.find((n) => n.name === 'Create Payment Intent');
-		if (!create) throw new Error('example 10 has no Create Payment Intent node');
-		(create.parameters as Json).callbackUrl = callbackUrl;
-	}
-	const onDemand = (name: string, path: string) => {
-		const at = nodes.findIndex(
-			(n) => n.name === name && n.type === 'n8n-nodes-base.scheduleTrigger',
-		);
-		if (at < 0) throw new Error(`example 10 has no Schedule Trigger named ${name}`);
-		nodes[at] = { ...lastNodeWebhookNode(path, name, 'noData'), position: nodes[at].position };
-	};
-	onDemand('Every 15 Minutes', 'littlepay-sweep');
-	onDemand('Every Day at 18:00', 'littlepay-statement');
-	if (nodes.some((n) => n.type === 'n8n-nodes-base.scheduleTrigger'))
-		throw new Error('example 10 has a Schedule Trigger the test does not run on demand');
-	if (takeOverAfterSeconds !== undefined) {
-		// The sweep takes over claims older than 10 minutes; a test cannot wait that long.
-		const conditions = (
-			(nodes.find((n) => n.name === 'Claimed, Never Shipped')?.parameters as Json | undefined)
-				?.filters as { conditions: Json[] } | undefined
-		)?.conditions;
-		const age = conditions?.find((c) => c.keyName === 'claimedAt');
-		if (age?.keyValue !== '={{ $now.minus({ minutes: 10 }).toISO() }}')
-			throw new Error(`example 10's take-over age is not the 10 minutes this test replaces`);
-		age.keyValue = `={{ $now.minus({ seconds: ${takeOverAfterSeconds} }).toISO() }}`;
-	}
-	const trigger = nodes.find((n) => n.type === 'n8n-nodes-littlepay.littlePayTrigger');
-	if (!trigger) throw new Error('example 10 has no Little Pay Trigger');
-	const { id, versionId } = await api.createWorkflow(workflow);
-	await api.activateWorkflow(id, versionId);
-	const triggerUrl = `${n8nUrl}/webhook/${String(trigger.webhookId)}/littlepay`;
-	await waitForWebhook(triggerUrl);
-	return {
-		tables,
-		workflowId: id,
-		orderUrl: `${n8nUrl}/webhook/littlepay-order`,
-		sweepUrl: `${n8nUrl}/webhook/littlepay-sweep`,
-		statementUrl: `${n8nUrl}/webhook/littlepay-statement`,
-		triggerUrl,
-	};
-}
-
-/**
- * A sandbox (payers taking `pinDelayMs`, callbacks retried after `callbackRetryDelaysMs`), the demo's mailbox
- * and an n8n 2.41.1 with its owner, and example 10 published there (see publishExample10).
- */
-async function startExample10(
-	label: string,
-	sandboxOptions: { pinDelayMs: number; callbackRetryDelaysMs: number[] },
-	publishOptions: Parameters<typeof publishExample10>[5] = {},
-) {
-	const sandbox = await startSandbox({ port: 0, quiet: true, ...sandboxOptions });
-	const mailbox = await startMailSink();
-	const n8n = await startN8n();
-	const api = new N8nApi(n8n.url);
-	await api.setupOwner();
-	const published = await publishExample10(api, n8n.url, sandbox, mailbox, label, publishOptions);
-	return { sandbox, mailbox, n8n, api, ...published };
-}
-
-/** Stops what startExample10 started (the n8n running now: a test may have restarted it). */
-async function stopExample10(
-	n8n: N8nServer | undefined,
-	sandbox: SandboxHandle | undefined,
-	mailbox: MailSink | undefined,
-): Promise<void> {
-	await n8n?.stop();
-	await sandbox?.close();
-	await mailbox?.close();
-}
-
 describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tables)', () => {
 	let sandbox: SandboxHandle;
 	let n8n: N8nServer;
 	let api: N8nApi;
 	let workflowId: string;
-	let tables: { paymentsId: string; shipmentsId: string };
+	let tables: ExampleTables;
 	let orderUrl: string;
 	let sweepUrl: string;
 	let statementUrl: string;
@@ -300,7 +149,9 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 		const mail = await statement();
 		expect(mail.to).toEqual(['operator@example.com']);
 		expect(mail.subject).toMatch(/^Little Pay statement \d{4}-\d\d-\d\d: 0 completed, 0 open$/);
-		expect(mail.html).toContain('No payments were started in these 24 hours.');
+		expect(mail.html).toContain(
+			'Nothing was started in these 24 hours: no payments, refunds or payouts.',
+		);
 	});
 
 	it('callbacks, lost callbacks, a callback delivered twice more and two sweeps: each paid order ships once', async () => {
@@ -313,8 +164,13 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 		for (let i = 0; i < 2; i++)
 			orders.c.push((await newOrder(`shipC${tag}${i}`, amountC(i))).reference);
 		// The same order sent again: the same intent, and no second row (which the claim would ship twice).
+		// It is answered with the payer's link again (the recorded one: Little Pay's answer to a repeated key has none).
 		const again = await newOrder(`shipA${tag}0`, amountA(0));
-		expect(again).toMatchObject({ reference: orders.a[0], alreadyExisted: true });
+		expect(again).toMatchObject({
+			reference: orders.a[0],
+			alreadyExisted: true,
+			checkoutUrl: expect.stringMatching(new RegExp(`/checkout/${orders.a[0]}$`)),
+		});
 
 		// B: intents whose callbacks go to a dead port, recorded as the New Order path would have.
 		for (let i = 0; i < 4; i++) {
@@ -499,7 +355,9 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 				`^Little Pay statement \\d{4}-\\d\\d-\\d\\d: ${paidInLedger.length} completed, ${open.length} open$`,
 			),
 		);
-		expect(mail.html).toContain('Refunds and payouts are not in this statement');
+		expect(mail.html).toContain(
+			'from the Data Tables littlepay_payments, littlepay_refunds and littlepay_payouts',
+		);
 		const kes = statementBlock(mail.html, 'KES');
 		expect(kes.completed).toEqual({ count: paidInLedger.length, cents: ledgerCents });
 		expect(kes.started).toEqual(inTable());
@@ -508,12 +366,12 @@ describe('example 10: every paid order ships exactly once (n8n 2.41.1, Data Tabl
 		// Every open payment listed, with its amount and the hours since it was started.
 		const ages = open.map((row) => {
 			const line = kes.lines.find((l) =>
-				l.startsWith(`  ${String(row.reference)} (order ${String(row.key)}): `),
+				l.startsWith(`  payment ${String(row.reference)} (order ${String(row.key)}): `),
 			);
 			if (!line)
 				throw new Error(`the statement does not list the open payment ${String(row.reference)}`);
-			const match = /: (\d+\.\d\d), (\d+\.\d) h since started$/.exec(line);
-			expect(match && cents(Number(match[1]))).toBe(cents(Number(row.amount)));
+			const match = /: ([\d,]+\.\d\d), (\d+\.\d) h since started$/.exec(line);
+			expect(match && statementCents(match[1])).toBe(cents(Number(row.amount)));
 			const hours = Number(match?.[2]);
 			expect(
 				Math.abs(hours - (Date.now() - Date.parse(String(row.started))) / 3600000),
@@ -536,7 +394,7 @@ describe('example 10: n8n killed mid-burst of callbacks and restarted (issue 30)
 	let api: N8nApi;
 	let mailbox: MailSink;
 	let workflowId: string;
-	let tables: { paymentsId: string; shipmentsId: string };
+	let tables: ExampleTables;
 	let orderUrl: string;
 	let sweepUrl: string;
 	let triggerUrl: string;
@@ -735,7 +593,7 @@ describe('example 10: a seeded day with every callback lost, closed by one sweep
 	let api: N8nApi;
 	let mailbox: MailSink;
 	let workflowId: string;
-	let tables: { paymentsId: string; shipmentsId: string };
+	let tables: ExampleTables;
 	let orderUrl: string;
 	let sweepUrl: string;
 	let statementUrl: string;
@@ -923,7 +781,7 @@ describe('example 10: n8n killed while payments are paused, restarted and swept 
 	let api: N8nApi;
 	let mailbox: MailSink;
 	let workflowId: string;
-	let tables: { paymentsId: string; shipmentsId: string };
+	let tables: ExampleTables;
 	let sweepUrl: string;
 	let triggerUrl: string;
 	let pausedOrderUrl: string;

@@ -8,7 +8,7 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { heldAlerts, refuseAndAlert } from './callbacks/alerts';
 import { authorizeCallback, statusConfirms } from './callbacks/authorize';
@@ -28,6 +28,7 @@ import {
 	triggerIdOf,
 } from './callbacks/eventMemory';
 import { optionsCollection } from './actions/common';
+import { nodeError } from './errors';
 
 /** Seconds a gateway is asked to wait when its key could not be fetched to check the signature. */
 const KEY_RETRY_AFTER_SECONDS = 30;
@@ -303,7 +304,7 @@ export class LittlePayTrigger implements INodeType {
 		// Refused items without a Refused output come only from a test event (Execute step): the test
 		// run ends here with the reason, and nothing after the trigger runs on an unverified callback.
 		const first = refused[0].json;
-		throw new NodeOperationError(
+		throw nodeError(
 			this.getNode(),
 			`Refused a callback (${String(first.reason)}): Little Pay was answered ${String(first.answered ?? 401)} and nothing after this trigger ran`,
 			{ description: `${String(first.likelyCause)}. Fix: ${String(first.fix)}.` },

@@ -13,6 +13,36 @@ export function itemError(node: INode, itemIndex: number, message: string, fix: 
 	});
 }
 
+/**
+ * A value a pure validator refuses: the field, what is wrong and how to fix it, not yet tied to an
+ * item. `atItem` (and so every reader of the item scope, actions/item.ts) turns it into the item error.
+ */
+export class InvalidValue extends Error {
+	constructor(
+		readonly field: string,
+		readonly problem: string,
+		readonly fix: string,
+	) {
+		super(`${field} ${problem}`);
+	}
+}
+
+/** The one way a pure validator fails: the field, the problem and the fix. */
+export function invalid(field: string, problem: string, fix: string): never {
+	throw new InvalidValue(field, problem, fix);
+}
+
+/** Runs a pure check for one item: a refused value fails the item, naming it and the field. */
+export function atItem<T>(node: INode, itemIndex: number, check: () => T): T {
+	try {
+		return check();
+	} catch (error) {
+		if (error instanceof InvalidValue)
+			invalidInput(node, itemIndex, error.field, error.problem, error.fix);
+		throw error;
+	}
+}
+
 /** Raises the item error every validator uses: names the item and the field, says how to fix it. */
 export function invalidInput(
 	node: INode,
@@ -133,4 +163,72 @@ export function throwUnknownOutcome(
 /** The error of a status check from a webhook call that Little Pay answered with neither a record nor 404. */
 export function statusCheckError(node: INode, statusCode: number): NodeOperationError {
 	return new NodeOperationError(node, `Little Pay status check answered HTTP ${statusCode}`);
+}
+
+/** An error of the node run, not of a bad value: a message as it is, with the options given. */
+export function nodeError(
+	node: INode,
+	message: string | Error,
+	options?: ConstructorParameters<typeof NodeOperationError>[2],
+): NodeOperationError {
+	return new NodeOperationError(node, message, options);
+}
+
+/** What an item failed with when it threw nothing (`throw undefined`). */
+export function unknownFailure(): Error {
+	return new Error('Unknown failure');
+}
+
+/** Fails an item whose credential is not selected, by the name the editor shows (n8n's own error names the type). */
+export function noCredentialError(
+	node: INode,
+	type: LittlePayCredential,
+	itemIndex: number,
+): never {
+	const help = CREDENTIAL_HELP[type];
+	throw new NodeOperationError(node, `No ${help.name} credential is selected`, {
+		itemIndex,
+		description: `${help.usedFor}. Open the node and choose one under "Credential for ${help.name}", or create one with the values from the Little Pay dashboard: Merchants, Merchant Settings, Security tab.`,
+	});
+}
+
+/** The limit a refused money move hit, as the refusal output shows it. */
+export interface AppliedLimit {
+	/** The limit's field: maxAmount, maxTotalPerExecution, allowedRecipients, ... */
+	field: string;
+	/** Its name in the panel, e.g. Max Payout Amount. */
+	label: string;
+	value: number | string[] | boolean;
+	setOn: 'node' | 'credential' | 'gateway record';
+}
+
+/**
+ * A money move refused by a limit or by the tool switch, before anything was sent. In tool mode the
+ * router returns `refusal` as the tool's output, so the agent can tell the user; otherwise it fails
+ * the item like any bad input.
+ */
+export class MoneyRefusal extends NodeOperationError {
+	readonly refusal: { reason: string; limit: AppliedLimit | null };
+
+	constructor(
+		node: INode,
+		itemIndex: number,
+		reason: string,
+		limit: AppliedLimit | null,
+		fix: string,
+	) {
+		super(node, `Item ${itemIndex}: ${reason}`, { itemIndex, description: fix });
+		this.refusal = { reason, limit };
+	}
+}
+
+/** Refuses a money move (see MoneyRefusal). */
+export function refuseMove(
+	node: INode,
+	itemIndex: number,
+	reason: string,
+	limit: AppliedLimit | null,
+	fix: string,
+): never {
+	throw new MoneyRefusal(node, itemIndex, reason, limit, fix);
 }

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { NodeOperationError } from 'n8n-workflow';
 import type { INode } from 'n8n-workflow';
 
-import { invalidInput } from '../../nodes/LittlePay/errors';
+import { atItem, invalidInput } from '../../nodes/LittlePay/errors';
 import {
 	cardBrand,
 	maskCardNumber,
@@ -100,35 +100,35 @@ describe('validators under fuzzing (from bench/reliability.ts: checks that asser
 	fuzz(
 		'validateAmount',
 		anyValue,
-		(v, i) => validateAmount(NODE, i, v),
+		(v, i) => atItem(NODE, i, () => validateAmount(v)),
 		['Amount'],
 		(_, r) => typeof r === 'number' && Number.isFinite(r) && r > 0,
 	);
 	fuzz(
 		'validateKey',
 		anyText,
-		(v, i) => validateKey(NODE, i, v),
+		(v, i) => atItem(NODE, i, () => validateKey(v)),
 		['Key'],
 		(v, r) => r === v && /^[A-Za-z0-9]{1,64}$/.test(v),
 	);
 	fuzz(
 		'validateUrl',
 		fc.oneof(anyText, fc.webUrl()),
-		(v, i) => validateUrl(NODE, i, v, 'Callback URL'),
+		(v, i) => atItem(NODE, i, () => validateUrl(v, 'Callback URL')),
 		['Callback URL'],
 		(v) => /^https?:$/.test(new URL(v).protocol),
 	);
 	fuzz(
 		'requireText',
 		anyValue,
-		(v, i) => requireText(NODE, i, v, 'Description'),
+		(v, i) => atItem(NODE, i, () => requireText(v, 'Description')),
 		['Description'],
 		(_, r) => typeof r === 'string' && r !== '' && r === r.trim(),
 	);
 	fuzz(
 		'normalizeMobileNumber',
 		fc.record({ raw: phone, network: fc.constantFrom(...networks), country }),
-		(v, i) => normalizeMobileNumber(NODE, i, v.raw, v.network, v.country),
+		(v, i) => atItem(NODE, i, () => normalizeMobileNumber(v.raw, v.network, v.country)),
 		['Mobile Number', 'Country'],
 		(v, r) =>
 			digitsOnly(r) && NETWORK_COUNTRY_CODES[v.network].some((c) => String(r).startsWith(c)),
@@ -145,7 +145,8 @@ describe('validators under fuzzing (from bench/reliability.ts: checks that asser
 			),
 			country,
 		}),
-		(v, i) => normalizeMobileNumber(NODE, i, v.raw, v.network as MobileNetwork, v.country),
+		(v, i) =>
+			atItem(NODE, i, () => normalizeMobileNumber(v.raw, v.network as MobileNetwork, v.country)),
 		['Mobile Number', 'Country', 'Network'],
 		(v, r) => digitsOnly(r),
 	);
@@ -219,7 +220,7 @@ describe('validators under fuzzing (from bench/reliability.ts: checks that asser
 		fc.tuple(fc.string(), fc.string(), fc.nat(), fc.nat(), fc.string()),
 		([t, n, r, i, o]) => deterministicKey(t, n, r, i, o),
 		[],
-		(_, r) => /^[0-9a-f]{12}$/.test(String(r)) && validateKey(NODE, 0, String(r)) === r,
+		(_, r) => /^[0-9a-f]{12}$/.test(String(r)) && validateKey(String(r)) === r,
 	);
 	fuzz(
 		'invalidInput',

@@ -5,7 +5,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { MoveKind } from '../money/limits';
+import type { MoveKind } from '../money/moves';
+import type { Item } from '../item';
 
 /** The parameter that names an item's row, and the field Continue On Fail copies it into. */
 export interface RowKey {
@@ -58,7 +59,8 @@ export interface OperationMeta {
 export interface Operation {
 	meta: OperationMeta;
 	description: INodeProperties[];
-	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject>;
+	/** Runs one item, given as the scope the router builds for it (actions/item.ts). */
+	execute(this: IExecuteFunctions, item: Item): Promise<IDataObject>;
 	/** How many items may run at once (1-10); one at a time when absent. */
 	concurrency?(this: IExecuteFunctions): number;
 	/** Runs once before the items, for work the whole run shares (a payout run's key lookups). */

@@ -1,8 +1,9 @@
-import { NodeOperationError } from 'n8n-workflow';
+import { nodeError } from '../errors';
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { runGuarded } from '../money/guard';
 import { rowKeyOf } from './common';
+import { itemScope } from '../item';
 import { findOperation } from './registry';
 import { failureFields, failureOfError } from '../helpers/failures';
 import { forEachAtMost } from '../helpers/pool';
@@ -19,8 +20,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const run = findOperation(resource, operation);
-	if (!run)
-		throw new NodeOperationError(this.getNode(), `Unknown operation ${resource}: ${operation}`);
+	if (!run) throw nodeError(this.getNode(), `Unknown operation ${resource}: ${operation}`);
 	const concurrency = run.concurrency
 		? Math.min(10, Math.max(1, Math.floor(Number(run.concurrency.call(this)) || 1)))
 		: 1;
@@ -38,7 +38,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 					`${resource}:${operation}`,
 					run.meta.moves,
 					itemIndex,
-					async () => run.execute.call(this, itemIndex),
+					async () => run.execute.call(this, itemScope(this, itemIndex)),
 				),
 				pairedItem: { item: itemIndex },
 			};

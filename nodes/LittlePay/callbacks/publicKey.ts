@@ -1,6 +1,6 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { baseUrlOf } from '../transport';
+import { baseUrlOf, getFromWebhook } from '../transport';
 import { LITTLE_PAY_PUBLIC_KEY_PEM, parsePublicKey } from './signature';
 
 /** Little Pay's live host: its callbacks are signed with the published key, which is never fetched. */
@@ -50,18 +50,7 @@ async function fetchGatewayKey(
 	context: IWebhookFunctions,
 	baseUrl: string,
 ): Promise<string | undefined> {
-	const response = (await context.helpers.httpRequestWithAuthentication.call(
-		context,
-		'littlePayApiKeyApi',
-		{
-			method: 'GET',
-			url: `${baseUrl}${GATEWAY_SIGNER_PATH}`,
-			json: true,
-			timeout: 5000,
-			ignoreHttpStatusErrors: true,
-			returnFullResponse: true,
-		},
-	)) as { statusCode: number; body: unknown };
+	const response = await getFromWebhook(context, `${baseUrl}${GATEWAY_SIGNER_PATH}`, 5000);
 	if (response.statusCode < 200 || response.statusCode >= 300) return undefined;
 	const body = (response.body ?? {}) as IDataObject;
 	const data = (

@@ -1,20 +1,16 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { requireText, validateAmount, validateExpiresIn, validateUrl } from '../helpers/validation';
+import { invalid } from '../errors';
+import { BILLING_OPTION_NAMES, validateExpiresIn, validateUrl } from '../helpers/validation';
+import type { Item } from '../item';
 import { enforceLimits } from '../money/guard';
 import { credentialData, expectSuccess, paymentStatusPath } from '../transport';
-import { BILLING_OPTION_NAMES } from '../actions/paymentIntent/fields';
 import { resumeUrlOf } from './pause';
 import { createOnce } from '../money/once';
 import { generatedKeyMayExist, keyForItem } from '../money/keys';
-import { invalidInput } from '../errors';
 
 /** Parses the Custom Data (JSON) field into an object. */
-function parseCustomData(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	value: unknown,
-): IDataObject {
+function parseCustomData(value: unknown): IDataObject {
 	if (typeof value !== 'string') return value as IDataObject;
 	try {
 		const parsed: unknown = JSON.parse(value);
@@ -23,9 +19,7 @@ function parseCustomData(
 	} catch {
 		// Reported below with the field named.
 	}
-	invalidInput(
-		context.getNode(),
-		itemIndex,
+	invalid(
 		'Custom Data (JSON)',
 		'is not a JSON object',
 		'Enter a JSON object such as {"orderId": 42}',
@@ -38,48 +32,27 @@ function parseCustomData(
  * email nor phone (Mobile Money: Collect knows the payer's number).
  */
 export async function createIntent(
-	context: IExecuteFunctions,
-	itemIndex: number,
+	item: Item,
 	operation: string,
 	payerPhone?: string,
 	pause?: { timeoutMinutes: number },
 	network?: string,
 ): Promise<IDataObject> {
-	const node = context.getNode();
-	const amount = validateAmount(node, itemIndex, context.getNodeParameter('amount', itemIndex));
-	const currency = requireText(
-		node,
-		itemIndex,
-		context.getNodeParameter('currency', itemIndex, 'KES'),
-		'Currency',
-	);
-	const description = requireText(
-		node,
-		itemIndex,
-		context.getNodeParameter('description', itemIndex),
-		'Description',
-	);
+	const { context, index: itemIndex } = item;
+	const amount = item.amount('amount');
+	const currency = item.text('currency', 'Currency', 'KES');
+	const description = item.text('description', 'Description');
 	const callbackUrl = pause
 		? resumeUrlOf(context, itemIndex)
-		: validateUrl(
-				node,
-				itemIndex,
-				context.getNodeParameter('callbackUrl', itemIndex) as string,
-				'Callback URL',
-			);
-	const { key } = keyForItem(
-		context,
-		itemIndex,
-		context.getNodeParameter('key', itemIndex, ''),
-		operation,
-	);
-	const extra = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+		: item.url('callbackUrl', 'Callback URL');
+	const { key } = keyForItem(item, item.param('key', ''), operation);
+	const extra = item.param<IDataObject>('options', {});
 
 	const body: IDataObject = { amount, currency, description, callbackUrl, key };
 	if (extra.returnUrl)
-		body.returnUrl = validateUrl(node, itemIndex, extra.returnUrl as string, 'Return URL');
+		body.returnUrl = item.check(() => validateUrl(extra.returnUrl as string, 'Return URL'));
 	if (extra.expiresAt !== undefined)
-		body.expiresAt = validateExpiresIn(node, itemIndex, extra.expiresAt);
+		body.expiresAt = item.check(() => validateExpiresIn(extra.expiresAt));
 	// A paused checkout link stops being payable when the execution stops waiting for it.
 	else if (pause) body.expiresAt = Math.ceil(pause.timeoutMinutes);
 	const address: IDataObject = {};
@@ -88,15 +61,13 @@ export async function createIntent(
 	}
 	// Payment Intent: Create shows the payer's email and phone as fields of their own.
 	for (const name of ['email', 'phoneNumber']) {
-		const value = String(context.getNodeParameter(name, itemIndex, '') ?? '').trim();
+		const value = String(item.param(name, '') ?? '').trim();
 		if (value !== '') address[name] = value;
 	}
 	if (!address.email && !address.phoneNumber && payerPhone) address.phoneNumber = `+${payerPhone}`;
 	// Little Pay requires at least one way to reach the payer.
 	if (!address.email && !address.phoneNumber) {
-		invalidInput(
-			node,
-			itemIndex,
+		item.fail(
 			'Payer Email',
 			'or Payer Phone Number is needed',
 			'Little Pay needs a way to reach the payer: fill Payer Email (amina@example.com) or Payer Phone Number (+254712345678)',
@@ -104,15 +75,12 @@ export async function createIntent(
 	}
 	const payload: IDataObject = { billingAddress: address };
 	if (extra.customData !== undefined && extra.customData !== '')
-		payload.customData = parseCustomData(context, itemIndex, extra.customData);
+		payload.customData = item.check(() => parseCustomData(extra.customData));
 	body.payload = payload;
 	if (extra.authenticationRedirectUrl) {
 		body.metadata = {
-			authenticationRedirectUrl: validateUrl(
-				node,
-				itemIndex,
-				extra.authenticationRedirectUrl as string,
-				'Authentication Redirect URL',
+			authenticationRedirectUrl: item.check(() =>
+				validateUrl(extra.authenticationRedirectUrl as string, 'Authentication Redirect URL'),
 			),
 		};
 	}
@@ -136,7 +104,7 @@ export async function createIntent(
 				itemIndex,
 			},
 			key,
-			checkFirst: generatedKeyMayExist(context, itemIndex),
+			checkFirst: generatedKeyMayExist(item),
 			expected: { amount, currency, description },
 		},
 		'payment intent',

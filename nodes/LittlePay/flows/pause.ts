@@ -1,10 +1,9 @@
-import { NodeOperationError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { signatureOptionFields } from '../callbacks/callbackRequest';
 import { paymentState } from '../helpers/paymentState';
 import { getPaymentRecord } from '../transport/gateway';
-import { invalidInput } from '../errors';
+import { invalidInput, nodeError } from '../errors';
 
 /** How the node waits for the payer: not at all, holding a long poll, or paused in n8n's database. */
 export function waitForPaymentField(
@@ -177,9 +176,7 @@ export async function pauseForCallback(
 	};
 	const waiting = context.getExecuteData().data.main[0];
 	if (!waiting) {
-		throw new NodeOperationError(context.getNode(), 'The node has no input to pause with', {
-			itemIndex,
-		});
+		throw nodeError(context.getNode(), 'The node has no input to pause with', { itemIndex });
 	}
 	waiting[itemIndex] = { json: pending, pairedItem: { item: itemIndex } };
 	await context.putExecutionToWait(waitTill);

@@ -1,6 +1,7 @@
-import type { INode } from 'n8n-workflow';
+import { invalid } from '../errors';
 
-import { invalidInput } from '../errors';
+// Pure checks of one value: each returns the value normalised or fails with the field, the problem and
+// the fix (errors.ts `invalid`); the item scope (actions/item.ts) names the item.
 
 /** The billing address fields Little Pay takes in an intent's payload and sends back in its callbacks. */
 export const BILLING_ADDRESS_FIELDS = [
@@ -15,6 +16,9 @@ export const BILLING_ADDRESS_FIELDS = [
 	'phoneNumber',
 ] as const;
 
+/** The billing address fields an intent's Options offer (the phone number has a field of its own). */
+export const BILLING_OPTION_NAMES = BILLING_ADDRESS_FIELDS.filter((name) => name !== 'phoneNumber');
+
 export type MobileNetwork = 'MPESA' | 'AIRTEL' | 'MTN' | 'TIGOPESA';
 
 /** Country calling codes each network operates in (Little Pay wants digits with the country code). */
@@ -26,19 +30,12 @@ export const NETWORK_COUNTRY_CODES: Record<MobileNetwork, string[]> = {
 };
 
 /** Checks a mobile money network (as an expression may give it: any case, spaces) and returns Little Pay's name. */
-export function validateNetwork(
-	node: INode,
-	itemIndex: number,
-	value: unknown,
-	field = 'Network',
-): MobileNetwork {
+export function validateNetwork(value: unknown, field = 'Network'): MobileNetwork {
 	const network = String(value ?? '')
 		.trim()
 		.toUpperCase();
 	if (!Object.prototype.hasOwnProperty.call(NETWORK_COUNTRY_CODES, network)) {
-		invalidInput(
-			node,
-			itemIndex,
+		invalid(
 			field,
 			`is not one of ${Object.keys(NETWORK_COUNTRY_CODES).join(', ')} (got ${JSON.stringify(value)})`,
 			'Pick the network from the list, or map a value such as MPESA',
@@ -60,7 +57,7 @@ export const COUNTRY_CALLING_CODES: Record<string, string> = {
 export const MAX_EXPIRES_IN_MINUTES = 43200;
 
 /** Checks an intent expiry: whole minutes from 1 to 30 days (Little Pay counts expiresAt in minutes). */
-export function validateExpiresIn(node: INode, itemIndex: number, value: unknown): number {
+export function validateExpiresIn(value: unknown): number {
 	const minutes = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (
 		typeof minutes !== 'number' ||
@@ -68,9 +65,7 @@ export function validateExpiresIn(node: INode, itemIndex: number, value: unknown
 		minutes < 1 ||
 		minutes > MAX_EXPIRES_IN_MINUTES
 	) {
-		invalidInput(
-			node,
-			itemIndex,
+		invalid(
 			'Expires In (Minutes)',
 			`must be whole minutes from 1 to ${MAX_EXPIRES_IN_MINUTES} (got ${String(value)})`,
 			'Little Pay counts expiresAt in minutes from now, not as a timestamp: e.g. 30 for half an hour, 1440 for a day',
@@ -80,27 +75,18 @@ export function validateExpiresIn(node: INode, itemIndex: number, value: unknown
 }
 
 /** Checks an amount is a positive finite number and returns it. */
-export function validateAmount(
-	node: INode,
-	itemIndex: number,
-	value: unknown,
-	field = 'Amount',
-): number {
+export function validateAmount(value: unknown, field = 'Amount'): number {
 	const amount = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	// 0 is the Amount field's default: the field was left as it came, not given a wrong amount.
 	if (amount === 0 && field === 'Amount') {
-		invalidInput(
-			node,
-			itemIndex,
+		invalid(
 			field,
 			"is 0 (the field's default): enter the amount",
 			"Enter the amount in the currency's main unit, e.g. 1500 for KES 1,500 (not cents), or map it from your data",
 		);
 	}
 	if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
-		invalidInput(
-			node,
-			itemIndex,
+		invalid(
 			field,
 			`must be a positive number (got ${JSON.stringify(value)})`,
 			'Enter the amount in the currency unit, e.g. 1500',
@@ -111,33 +97,23 @@ export function validateAmount(
 
 /** Checks a merchant key: alphanumeric only, as Little Pay requires. */
 export function validateKey(
-	node: INode,
-	itemIndex: number,
 	value: string,
 	field = 'Key',
 	fix = 'Use 8-12 letters and digits, e.g. order12345, or leave it empty to generate one',
 ): string {
 	if (!/^[A-Za-z0-9]{1,64}$/.test(value)) {
-		invalidInput(
-			node,
-			itemIndex,
-			field,
-			'must contain only letters and digits (no - / * + or spaces)',
-			fix,
-		);
+		invalid(field, 'must contain only letters and digits (no - / * + or spaces)', fix);
 	}
 	return value;
 }
 
 /** Checks a currency code (an expression may give "kes") and returns it upper-case. */
-export function validateCurrency(node: INode, itemIndex: number, value: unknown): string {
+export function validateCurrency(value: unknown): string {
 	const code = String(value ?? '')
 		.trim()
 		.toUpperCase();
 	if (!/^[A-Z]{3}$/.test(code)) {
-		invalidInput(
-			node,
-			itemIndex,
+		invalid(
 			'Currency',
 			`is not a three-letter currency code (got ${JSON.stringify(value)})`,
 			'Pick the currency from the list, or map a code such as KES',
@@ -147,7 +123,7 @@ export function validateCurrency(node: INode, itemIndex: number, value: unknown)
 }
 
 /** Checks an http(s) URL. */
-export function validateUrl(node: INode, itemIndex: number, value: string, field: string): string {
+export function validateUrl(value: string, field: string): string {
 	let url: URL | undefined;
 	try {
 		url = new URL(value);
@@ -155,9 +131,7 @@ export function validateUrl(node: INode, itemIndex: number, value: string, field
 		url = undefined;
 	}
 	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-		invalidInput(
-			node,
-			itemIndex,
+		invalid(
 			field,
 			`is not an http(s) URL (got ${JSON.stringify(value)})`,
 			'Enter a full address such as https://example.com/callback',
@@ -167,9 +141,9 @@ export function validateUrl(node: INode, itemIndex: number, value: string, field
 }
 
 /** Checks a required non-empty text field. */
-export function requireText(node: INode, itemIndex: number, value: unknown, field: string): string {
+export function requireText(value: unknown, field: string): string {
 	if (typeof value !== 'string' || value.trim() === '') {
-		invalidInput(node, itemIndex, field, 'is required', `Enter a value for ${field}`);
+		invalid(field, 'is required', `Enter a value for ${field}`);
 	}
 	return value.trim();
 }
@@ -179,19 +153,15 @@ export function requireText(node: INode, itemIndex: number, value: unknown, fiel
  * refuses numbers that cannot belong to the network's countries, before any money moves.
  */
 export function normalizeMobileNumber(
-	node: INode,
-	itemIndex: number,
 	raw: unknown,
 	network: unknown,
 	country: string,
 	field = 'Mobile Number',
 ): string {
-	const countryCodes = NETWORK_COUNTRY_CODES[validateNetwork(node, itemIndex, network)];
+	const countryCodes = NETWORK_COUNTRY_CODES[validateNetwork(network)];
 	const trimmed = String(raw ?? '').trim();
 	if (!/^\+?[\d\s().-]+$/.test(trimmed)) {
-		invalidInput(
-			node,
-			itemIndex,
+		invalid(
 			field,
 			`is not a phone number (got ${JSON.stringify(raw)})`,
 			'Type it as +254712345678, 254712345678 or 0712345678',
@@ -200,30 +170,19 @@ export function normalizeMobileNumber(
 	let digits = trimmed.replace(/\D/g, '');
 	if (digits.startsWith('0')) {
 		const code = COUNTRY_CALLING_CODES[country];
-		if (!code)
-			invalidInput(
-				node,
-				itemIndex,
-				'Country',
-				`is not supported (got ${country})`,
-				'Pick the payer country',
-			);
+		if (!code) invalid('Country', `is not supported (got ${country})`, 'Pick the payer country');
 		digits = code + digits.slice(1);
 	}
 	const code = countryCodes.find((c) => digits.startsWith(c));
 	if (!code) {
-		invalidInput(
-			node,
-			itemIndex,
+		invalid(
 			field,
 			`cannot be a ${network} number (country codes ${countryCodes.join(', ')})`,
 			'Check the number and the network',
 		);
 	}
 	if (digits.length !== code.length + 9) {
-		invalidInput(
-			node,
-			itemIndex,
+		invalid(
 			field,
 			`must have 9 digits after the country code ${code} (got ${digits.length - code.length})`,
 			'Check the number for missing or extra digits',

@@ -1,4 +1,4 @@
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import {
@@ -7,10 +7,10 @@ import {
 	credentialLimits,
 	hasLimits,
 	isExpression,
-	MoneyRefusal,
 	nodeLimits,
-} from './limits';
-import type { LimitSet, MoneyMove, MoveKind, Spent } from './limits';
+} from './limitSets';
+import { itemError, MoneyRefusal, refuseMove, unknownFailure } from '../errors';
+import type { LimitSet, MoneyMove, MoveKind, Spent } from './moves';
 import { getPaymentRecord } from '../transport/gateway';
 import {
 	callIdOf,
@@ -193,14 +193,11 @@ function settle(
 function moneyMovesAllowed(context: IExecuteFunctions, itemIndex: number): boolean {
 	const raw = context.getNode().parameters.allowMoneyMoves;
 	if (isExpression(raw) || (raw !== undefined && typeof raw !== 'boolean')) {
-		throw new NodeOperationError(
+		itemError(
 			context.getNode(),
-			`Item ${itemIndex}: Allow Money Moves as a Tool is an expression, which this safety switch may not be`,
-			{
-				itemIndex,
-				description:
-					'Switch the field from Expression to Fixed and turn it on or off: an expression could be steered by the data or by the model',
-			},
+			itemIndex,
+			'Allow Money Moves as a Tool is an expression, which this safety switch may not be',
+			'Switch the field from Expression to Fixed and turn it on or off: an expression could be steered by the data or by the model',
 		);
 	}
 	return raw === true;
@@ -258,7 +255,7 @@ async function attempt(
 	try {
 		return { answer: await run() };
 	} catch (failure) {
-		return { failure: failure ?? new Error('Unknown failure') };
+		return { failure: failure ?? unknownFailure() };
 	}
 }
 
@@ -271,7 +268,7 @@ async function runToolMove(
 	run: () => Promise<IDataObject>,
 ): Promise<IDataObject> {
 	if (!moneyMovesAllowed(context, itemIndex)) {
-		throw new MoneyRefusal(
+		refuseMove(
 			context.getNode(),
 			itemIndex,
 			`This tool may not ${KIND_VERB[kind]}: the workflow's author has not turned on Allow Money Moves as a Tool`,
@@ -293,7 +290,7 @@ async function runToolMove(
 		};
 	}
 	if (record.pending) {
-		throw new MoneyRefusal(
+		refuseMove(
 			context.getNode(),
 			itemIndex,
 			'An identical call is still running; it was not sent a second time',
@@ -302,7 +299,7 @@ async function runToolMove(
 		);
 	}
 	if (record.unknown && kind === 'refund') {
-		throw new MoneyRefusal(
+		refuseMove(
 			context.getNode(),
 			itemIndex,
 			'An identical refund was sent before and its outcome is unknown; it was not sent again',

@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { validateKey } from '../helpers/validation';
+import type { Item } from '../item';
 import { isDirectToolCall, isToolCall, toolCallKey } from './memory';
-import { invalidInput } from '../errors';
 
 /**
  * A key that is the same every time n8n re-runs this item of this node run (same run token), so a
@@ -52,8 +52,8 @@ export function isExecutionRetry(context: IExecuteFunctions): boolean {
  * retrying the execution, or the key is a direct (MCP) tool call's, which an identical call on another
  * worker or in another execution shares.
  */
-export function generatedKeyMayExist(context: IExecuteFunctions, itemIndex: number): boolean {
-	return isExecutionRetry(context) || isDirectToolCall(context, itemIndex);
+export function generatedKeyMayExist({ context, index }: Item): boolean {
+	return isExecutionRetry(context) || isDirectToolCall(context, index);
 }
 
 /**
@@ -63,20 +63,17 @@ export function generatedKeyMayExist(context: IExecuteFunctions, itemIndex: numb
  * before anything is sent: a new key there could pay twice.
  */
 export function keyForItem(
-	context: IExecuteFunctions,
-	itemIndex: number,
+	item: Item,
 	given: unknown,
 	operation: string,
 ): { key: string; generated: boolean } {
+	const { context, index: itemIndex } = item;
 	// An expression may give a number (order 12345678): it is a key like any other.
 	const text = given === undefined || given === null ? '' : String(given).trim();
-	if (text !== '')
-		return { key: validateKey(context.getNode(), itemIndex, text), generated: false };
+	if (text !== '') return { key: item.check(() => validateKey(text)), generated: false };
 	const token = runToken(context);
 	if (token === undefined) {
-		invalidInput(
-			context.getNode(),
-			itemIndex,
+		item.fail(
 			'Key',
 			'is empty, and this retried execution cannot recover the keys its first attempt generated',
 			'The first attempt left no Little Pay run token (it stopped before this node ran, n8n stopped mid-run, or it ran an older version of this node), so a new key could pay a second time. Map a Key from your data, e.g. {{ $json.orderId }}, or check the first attempt in the Little Pay dashboard and start a new execution for what was not paid.',
@@ -105,34 +102,36 @@ export function runIndexOf(context: IExecuteFunctions, itemIndex: number): numbe
  * Whether an item's payout key comes from the data (the default) or is generated: from the execution,
  * or, as an AI tool, from the tool call (a model has no row IDs to map).
  */
-export function keyIsGenerated(context: IExecuteFunctions, itemIndex: number): boolean {
-	if (isToolCall(context)) return true;
-	return context.getNodeParameter('keySource', itemIndex, 'mapped') === 'generated';
+export function keyIsGenerated(item: Item): boolean {
+	if (isToolCall(item.context)) return true;
+	return item.param('keySource', 'mapped') === 'generated';
 }
 
 const MAP_A_KEY =
 	"Map each row's own payout ID, e.g. {{ $json.payoutId }} (letters and digits), or set Payout Key to Generate a Key per Execution";
 
 /** The key a row maps, validated; an empty one fails the item: it must never fall back to a new key. */
-export function mappedKey(context: IExecuteFunctions, itemIndex: number): string {
-	const given = context.getNodeParameter('key', itemIndex, '');
+export function mappedKey(item: Item): string {
+	const given = item.param('key', '');
 	// An expression may give a number (payout 12345678): it is a key like any other.
 	const text = given === undefined || given === null ? '' : String(given).trim();
 	if (text === '') {
-		invalidInput(
-			context.getNode(),
-			itemIndex,
+		item.fail(
 			'Key',
 			'is empty, so running this workflow again could pay this row twice',
 			MAP_A_KEY,
 		);
 	}
-	return validateKey(context.getNode(), itemIndex, text, 'Key', MAP_A_KEY);
+	return item.check(() => validateKey(text, 'Key', MAP_A_KEY));
 }
 
-/** The key a payout is sent with: the row's, or one generated for this execution when chosen. */
-export function payoutKey(context: IExecuteFunctions, itemIndex: number): string {
-	if (keyIsGenerated(context, itemIndex))
-		return keyForItem(context, itemIndex, '', 'disbursement').key;
-	return mappedKey(context, itemIndex);
+/**
+ * The key a payout is sent with (the row's, or one generated for this execution when chosen), and
+ * whether it is looked up before sending: a key from the data may have been paid by an earlier
+ * execution (the same sheet run again), and Little Pay does not document what it does with a reused
+ * key, so it is looked up rather than trusting a 409; a generated key only when it may exist already.
+ */
+export function payoutKey(item: Item): { key: string; checkFirst: boolean } {
+	if (!keyIsGenerated(item)) return { key: mappedKey(item), checkFirst: true };
+	return { key: keyForItem(item, '', 'disbursement').key, checkFirst: generatedKeyMayExist(item) };
 }

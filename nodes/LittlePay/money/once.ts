@@ -1,12 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { expectSuccess, isLost, paymentStatusPath, readLittlePay, sendOnce } from '../transport';
 import type { LittlePayRequest, LittlePayResponse, LostAnswer } from '../transport';
 import { forEachAtMost } from '../helpers/pool';
 import { runIndexOf, runToken } from './keys';
 import { isToolCall, toolCallRecordId } from './memory';
-import { throwUnknownOutcome, invalidInput } from '../errors';
+import { itemError, throwUnknownOutcome, invalidInput } from '../errors';
 
 function comparable(value: unknown): string | number {
 	if (typeof value === 'number') return value;
@@ -133,13 +132,11 @@ function sameRequest(
 ): LittlePayResponse {
 	const differences = differingFields(lookup.expected, found.data);
 	if (differences.length > 0) {
-		throw new NodeOperationError(
+		itemError(
 			context.getNode(),
-			`Item ${itemIndex}: Key "${lookup.key}" already belongs to a different ${what} (${differences.join('; ')})`,
-			{
-				itemIndex,
-				description: `Little Pay keeps one ${what} per key and this item asks for another one. Use a new key for a new ${what}, or correct the item if it is the same one.`,
-			},
+			itemIndex,
+			`Key "${lookup.key}" already belongs to a different ${what} (${differences.join('; ')})`,
+			`Little Pay keeps one ${what} per key and this item asks for another one. Use a new key for a new ${what}, or correct the item if it is the same one.`,
 		);
 	}
 	return found;

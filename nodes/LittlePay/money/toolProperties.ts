@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { spendingLimitsProperty } from './limits';
+import { LIMITS_IN_FORCE, spendingLimitsProperty } from './limits';
 
 /** Where the money notices show: in tool mode, on the money operations (from the registry). */
 type MoneyOperations = { resource: string[]; operation: string[] };
@@ -11,23 +11,6 @@ const NUMBERS =
 	'Phone numbers with their country code, as +254712345678 or 254712345678 (0712345678 is read with the Country set in the tool).';
 const REFUSALS =
 	'A call outside the limits returns refused: true with the reason and the limit, and sends nothing: tell the user, do not retry it or split it into smaller ones. An identical call repeated in the same agent run or chat session (over MCP: within an hour) returns the first answer (repeated: true) and moves no money again.';
-
-/**
- * The limits in force, in words, for the default tool description: an expression over the node's own
- * limits, kept in a hidden field so the Description box a merchant edits ends in a short placeholder.
- */
-const LIMITS_IN_FORCE = [
-	'{{ (() => { const l = $parameter.spendingLimits || {}; const parts = [];',
-	"if (l.maxAmount) parts.push('at most ' + l.maxAmount + ' per call');",
-	"if (l.maxTotalPerExecution) parts.push('at most ' + l.maxTotalPerExecution + ' in total per agent run (over MCP: per hour), per currency');",
-	"if (l.maxCountPerExecution) parts.push('at most ' + l.maxCountPerExecution + ' calls that move money per agent run (over MCP: per hour)');",
-	"if (l.maxTotalPerSession) parts.push('at most ' + l.maxTotalPerSession + ' in total per chat session, per currency');",
-	"if (l.maxCountPerSession) parts.push('at most ' + l.maxCountPerSession + ' calls that move money per chat session');",
-	"if (l.allowedCurrencies) parts.push('currencies ' + l.allowedCurrencies);",
-	"if (l.allowedNetworks && l.allowedNetworks.length) parts.push('networks ' + l.allowedNetworks.join(', '));",
-	"if (l.allowedRecipients) parts.push('only to these numbers: ' + String(l.allowedRecipients).split(/[,;\\n]/).map(s => s.trim()).filter(s => s).join(', '));",
-	"return parts.length ? 'Limits in force: ' + parts.join('; ') + '. The credential may set stricter ones.' : 'The workflow owner may set limits; a refusal names the one that applied.'; })() }}",
-].join(' ');
 
 /** A money tool's default description: what it does, units, number formats, refusals and the limits in force. */
 function moneyDescription(resource: string, what: string): INodeProperties {

@@ -1,4 +1,4 @@
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import type {
 	ICredentialsDecrypted,
@@ -8,7 +8,7 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { cancelledError, CREDENTIAL_HELP, throwGatewayError } from '../errors';
+import { cancelledError, itemError, noCredentialError, throwGatewayError } from '../errors';
 import type { GatewayAnswer, LittlePayCredential } from '../errors';
 
 export type { LittlePayCredential } from '../errors';
@@ -75,23 +75,6 @@ interface RunCredential {
 	disbursementBaseUrl: string;
 }
 
-/**
- * Fails with the credential's editor name when the node has none selected: n8n's own error names
- * the internal type (littlePayBasicApi), which a user never sees anywhere else.
- */
-function requireSelectedCredential(
-	context: IExecuteFunctions,
-	type: LittlePayCredential,
-	itemIndex: number,
-): void {
-	if (context.getNode().credentials?.[type]) return;
-	const help = CREDENTIAL_HELP[type];
-	throw new NodeOperationError(context.getNode(), `No ${help.name} credential is selected`, {
-		itemIndex,
-		description: `${help.usedFor}. Open the node and choose one under "Credential for ${help.name}", or create one with the values from the Little Pay dashboard: Merchants, Merchant Settings, Security tab.`,
-	});
-}
-
 const withoutTrailingSlash = (url: unknown) => String(url).replace(/\/+$/, '');
 
 /** A credential's payments base URL: Little Pay's own unless the credential names another. */
@@ -109,7 +92,7 @@ async function readCredential(
 	type: LittlePayCredential,
 	itemIndex: number,
 ): Promise<RunCredential> {
-	requireSelectedCredential(context, type, itemIndex);
+	if (!context.getNode().credentials?.[type]) noCredentialError(context.getNode(), type, itemIndex);
 	const data = await context.getCredentials(type, itemIndex);
 	const details = context.getNode().credentials?.[type];
 	const baseUrl = baseUrlOf(data);
@@ -172,9 +155,7 @@ export async function sendOnce(
 		)) as { statusCode: number; body: unknown };
 	} catch (error) {
 		if (context.getExecutionCancelSignal()?.aborted) {
-			throw new NodeOperationError(context.getNode(), 'Execution cancelled', {
-				itemIndex: request.itemIndex,
-			});
+			throw cancelledError(context, 'Execution cancelled', request.itemIndex);
 		}
 		return { lost: true, reason: error instanceof Error ? error.message : String(error) };
 	}
@@ -230,14 +211,11 @@ export async function readLittlePay(
 		const result = await sendOnce(context, request);
 		if (!isRetryable(result) || attempt >= attempts) {
 			if (!isLost(result)) return result;
-			throw new NodeOperationError(
+			itemError(
 				context.getNode(),
-				`Item ${request.itemIndex}: Little Pay did not answer (${result.reason})`,
-				{
-					itemIndex: request.itemIndex,
-					description:
-						'Check the Base URL in the credentials and that Little Pay is reachable, then try again',
-				},
+				request.itemIndex,
+				`Little Pay did not answer (${result.reason})`,
+				'Check the Base URL in the credentials and that Little Pay is reachable, then try again',
 			);
 		}
 		await pauseUnlessCancelled(context, 250 * 2 ** (attempt - 1), undefined, request.itemIndex);
@@ -265,11 +243,20 @@ export async function readFromWebhook(
 	path: string,
 ): Promise<{ statusCode: number; body: unknown }> {
 	const credentials = await context.getCredentials('littlePayApiKeyApi');
+	return await getFromWebhook(context, `${baseUrlOf(credentials)}${path}`, 10000);
+}
+
+/** One GET of a URL from a webhook call, with the API key credential; never retried. */
+export async function getFromWebhook(
+	context: IWebhookFunctions,
+	url: string,
+	timeout: number,
+): Promise<{ statusCode: number; body: unknown }> {
 	return (await context.helpers.httpRequestWithAuthentication.call(context, 'littlePayApiKeyApi', {
 		method: 'GET',
-		url: `${baseUrlOf(credentials)}${path}`,
+		url,
 		json: true,
-		timeout: 10000,
+		timeout,
 		ignoreHttpStatusErrors: true,
 		returnFullResponse: true,
 	})) as { statusCode: number; body: unknown };

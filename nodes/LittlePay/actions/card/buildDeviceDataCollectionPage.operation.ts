@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { buildDeviceDataCollectionPage, COLLECTION_ORIGINS } from '../../helpers/html';
 import { requireText, validateAmount, validateUrl } from '../../helpers/validation';
 import { optionsCollection, showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { accessTokenField, intentReferenceField, respondToWebhookNotice } from './fields';
 
@@ -80,20 +81,13 @@ export const description: INodeProperties[] = showFor('card', 'buildDeviceDataCo
 ]);
 
 /** The message origin to trust, from the user's choice. */
-function messageOriginFor(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	collectionUrl: string,
-): string {
-	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+function messageOriginFor(item: Item, collectionUrl: string): string {
+	const options = item.param<IDataObject>('options', {});
 	const choice = String(options.messageOrigin ?? 'auto');
 	if (choice === 'test' || choice === 'production') return COLLECTION_ORIGINS[choice];
 	if (choice === 'custom') {
-		const custom = validateUrl(
-			context.getNode(),
-			itemIndex,
-			requireText(context.getNode(), itemIndex, options.customOrigin ?? '', 'Custom Origin'),
-			'Custom Origin',
+		const custom = item.check(() =>
+			validateUrl(requireText(options.customOrigin ?? '', 'Custom Origin'), 'Custom Origin'),
 		);
 		return new URL(custom).origin;
 	}
@@ -101,39 +95,18 @@ function messageOriginFor(
 }
 
 /** Returns the HTML of the device data collection page for Respond to Webhook. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const reference = requireText(
-		node,
-		itemIndex,
-		this.getNodeParameter('reference', itemIndex),
-		'Intent Reference',
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const reference = item.text('reference', 'Intent Reference');
+	const deviceDataCollectionUrl = item.url('deviceDataCollectionUrl', 'Device Data Collection URL');
+	const accessToken = item.text('accessToken', 'Access Token');
+	const continueUrl = item.url('continueUrl', 'Continue URL');
+	const timeoutSeconds = item.check(() =>
+		validateAmount(
+			item.param<IDataObject>('options', {}).timeoutSeconds ?? 10,
+			'Timeout (Seconds)',
+		),
 	);
-	const deviceDataCollectionUrl = validateUrl(
-		node,
-		itemIndex,
-		this.getNodeParameter('deviceDataCollectionUrl', itemIndex) as string,
-		'Device Data Collection URL',
-	);
-	const accessToken = requireText(
-		node,
-		itemIndex,
-		this.getNodeParameter('accessToken', itemIndex),
-		'Access Token',
-	);
-	const continueUrl = validateUrl(
-		node,
-		itemIndex,
-		this.getNodeParameter('continueUrl', itemIndex) as string,
-		'Continue URL',
-	);
-	const timeoutSeconds = validateAmount(
-		node,
-		itemIndex,
-		(this.getNodeParameter('options', itemIndex, {}) as IDataObject).timeoutSeconds ?? 10,
-		'Timeout (Seconds)',
-	);
-	const messageOrigin = messageOriginFor(this, itemIndex, deviceDataCollectionUrl);
+	const messageOrigin = messageOriginFor(item, deviceDataCollectionUrl);
 	const html = buildDeviceDataCollectionPage({
 		deviceDataCollectionUrl,
 		accessToken,

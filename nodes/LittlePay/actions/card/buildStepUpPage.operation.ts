@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { buildStepUpPage } from '../../helpers/html';
-import { requireText, validateUrl } from '../../helpers/validation';
 import { optionsCollection, showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { accessTokenField, intentReferenceField, respondToWebhookNotice } from './fields';
 
@@ -41,31 +41,15 @@ export const description: INodeProperties[] = showFor('card', 'buildStepUpPage',
 ]);
 
 /** Returns the HTML of the step-up page for Respond to Webhook. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const reference = requireText(
-		node,
-		itemIndex,
-		this.getNodeParameter('reference', itemIndex),
-		'Intent Reference',
-	);
-	const stepUpUrl = validateUrl(
-		node,
-		itemIndex,
-		this.getNodeParameter('stepUpUrl', itemIndex) as string,
-		'Step-Up URL',
-	);
-	const accessToken = requireText(
-		node,
-		itemIndex,
-		this.getNodeParameter('accessToken', itemIndex),
-		'Access Token',
-	);
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const reference = item.text('reference', 'Intent Reference');
+	const stepUpUrl = item.url('stepUpUrl', 'Step-Up URL');
+	const accessToken = item.text('accessToken', 'Access Token');
 	const html = buildStepUpPage({
 		stepUpUrl,
 		accessToken,
 		reference,
-		inIframe: (this.getNodeParameter('options', itemIndex, {}) as IDataObject).inIframe === true,
+		inIframe: item.param<IDataObject>('options', {}).inIframe === true,
 	});
 	return { reference, html };
 }

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { requireText } from '../../helpers/validation';
 import { expectSuccess, isLost, sendOnce } from '../../transport';
 import { showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { intentReferenceField } from './fields';
 import { invalidInput, throwUnknownOutcome } from '../../errors';
@@ -132,13 +132,9 @@ const NEXT_STEP: Record<string, string> = {
 };
 
 /** Checks whether the card needs 3-D Secure step-up before the payment. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const reference = requireText(
-		this.getNode(),
-		itemIndex,
-		this.getNodeParameter('reference', itemIndex),
-		'Intent Reference',
-	);
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const itemIndex = item.index;
+	const reference = item.text('reference', 'Intent Reference');
 	const deviceInformation = readDeviceInformation(
 		this,
 		itemIndex,

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { cardBrand, maskCardNumber, validateCard } from '../../helpers/card';
-import { requireText } from '../../helpers/validation';
 import { expectSuccess, isLost, sendOnce } from '../../transport';
 import { showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { intentReferenceField } from './fields';
 import { throwUnknownOutcome } from '../../errors';
@@ -59,14 +59,10 @@ export const description: INodeProperties[] = showFor('card', 'getDeviceDataColl
  * Sends the card to Little Pay and returns the device data collection token. The output holds
  * the masked card only: the number, CVV and expiry never leave this function.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const itemIndex = item.index;
 	const node = this.getNode();
-	const reference = requireText(
-		node,
-		itemIndex,
-		this.getNodeParameter('reference', itemIndex),
-		'Intent Reference',
-	);
+	const reference = item.text('reference', 'Intent Reference');
 	const card = validateCard(node, itemIndex, {
 		number: this.getNodeParameter('cardNumber', itemIndex),
 		cvv: this.getNodeParameter('cvv', itemIndex),

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { failureFields, failureOfText } from '../../helpers/failures';
-import { requireText } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
 import { showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { intentReferenceField } from './fields';
 import { processOnce } from '../../money/once';
@@ -22,13 +22,9 @@ export const description: INodeProperties[] = showFor('card', 'processPayment', 
 ]);
 
 /** Charges the card after enrolment (and step-up when it was asked for). A decline is an output, not an error. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const reference = requireText(
-		this.getNode(),
-		itemIndex,
-		this.getNodeParameter('reference', itemIndex),
-		'Intent Reference',
-	);
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const itemIndex = item.index;
+	const reference = item.text('reference', 'Intent Reference');
 	await enforceLimits(this, itemIndex, {
 		kind: 'payment',
 		network: 'CARDS',

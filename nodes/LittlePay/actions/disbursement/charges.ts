@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { perRunCache } from '../../transport';
 import { getPayoutCharges } from '../../transport/gateway';
-import { invalidInput } from '../../errors';
+import type { Item } from '../../item';
 
 /** A network's payout limits and the fee for one amount. */
 export interface NetworkQuote {
@@ -53,17 +53,10 @@ export function limitRefusal(
 }
 
 /** The quote for a network, or an item error when Little Pay does not list the network. */
-export async function quoteFor(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	network: string,
-	amount: number,
-): Promise<NetworkQuote> {
-	const quote = quoteFromCharges(await getChargesForRun(context, itemIndex), network, amount);
+export async function quoteFor(item: Item, network: string, amount: number): Promise<NetworkQuote> {
+	const quote = quoteFromCharges(await getChargesForRun(item.context, item.index), network, amount);
 	if (!quote)
-		invalidInput(
-			context.getNode(),
-			itemIndex,
+		item.fail(
 			'Network',
 			`${network} is not in the charges table`,
 			'Pick a network Little Pay lists in Get Charges',

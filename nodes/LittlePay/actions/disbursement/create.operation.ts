@@ -10,6 +10,7 @@ import { enforceLimits } from '../../money/guard';
 import { expectSuccess } from '../../transport';
 import { payoutPath, payoutRecordRequest } from '../../transport/gateway';
 import { concurrencyOption, optionsCollection, showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { limitRefusal, quoteFor } from './charges';
 import {
@@ -22,8 +23,8 @@ import {
 import { checkPayoutRow, previewSummary } from './preview';
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
 import { createOnce, lookUpAhead } from '../../money/once';
-import { generatedKeyMayExist, keyIsGenerated, payoutKey } from '../../money/keys';
-import { invalidInput } from '../../errors';
+import { payoutKey } from '../../money/keys';
+import { itemScope } from '../../item';
 
 /** How many payouts a waiting run looks up at once: reads, safe to overlap, bounded for the gateway. */
 export const LOOKUPS_AT_ONCE = 10;
@@ -124,16 +125,10 @@ export function concurrency(this: IExecuteFunctions): number {
 	return this.getNodeParameter('options.concurrency', 0, 1) as number;
 }
 
-/** The key lookup a payout makes before it is sent, and whether it makes one. */
-function keyLookup(context: IExecuteFunctions, itemIndex: number, key: string) {
-	return {
-		request: payoutRecordRequest(itemIndex, key),
-		key,
-		// A key from the data may have been paid by an earlier execution (the same sheet run again).
-		// Little Pay does not document what it does with a reused key, so it is looked up before
-		// sending rather than trusting a 409; a generated key only when it may exist already.
-		checkFirst: !keyIsGenerated(context, itemIndex) || generatedKeyMayExist(context, itemIndex),
-	};
+/** The key lookup a payout makes before it is sent, and whether it makes one (money/keys.ts). */
+function keyLookup(item: Item) {
+	const { key, checkFirst } = payoutKey(item);
+	return { request: payoutRecordRequest(item.index, key), key, checkFirst };
 }
 
 /**
@@ -147,11 +142,12 @@ export async function beforeItems(this: IExecuteFunctions): Promise<void> {
 	for (let itemIndex = 0; itemIndex < this.getInputData().length; itemIndex++) {
 		try {
 			// Only rows that pass the checks made before sending: a refused row sends nothing at all.
-			const { method, amount } = readPayoutRequest(this, itemIndex);
-			const lookup = keyLookup(this, itemIndex, payoutKey(this, itemIndex));
+			const item = itemScope(this, itemIndex);
+			const { method, amount } = readPayoutRequest(item);
+			const lookup = keyLookup(item);
 			if (!lookup.checkFirst) continue;
-			if (this.getNodeParameter('options.checkLimits', itemIndex, true) as boolean) {
-				const quote = await quoteFor(this, itemIndex, method, amount);
+			if (item.param<boolean>('options.checkLimits', true)) {
+				const quote = await quoteFor(item, method, amount);
 				if (limitRefusal(method, amount, quote)) continue;
 			}
 			lookups.push(lookup);
@@ -163,28 +159,22 @@ export async function beforeItems(this: IExecuteFunctions): Promise<void> {
 }
 
 /** Pays out to a mobile money wallet once per key (or, in a dry run, only checks the row). */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	if (isCheckOnly(this)) return await checkPayoutRow(this, itemIndex);
-	const request = readPayoutRequest(this, itemIndex);
-	const key = payoutKey(this, itemIndex);
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	if (isCheckOnly(this)) return await checkPayoutRow(item);
+	const request = readPayoutRequest(item);
+	const lookup = keyLookup(item);
+	const { key } = lookup;
 	// The wait runs after every payout is sent: a bad timeout must stop the run before any is.
 	if (isWaiting(this)) readSettleTimeout(this, 0);
 	let fee: number | null = null;
-	if (this.getNodeParameter('options.checkLimits', itemIndex, true) as boolean) {
-		const quote = await quoteFor(this, itemIndex, request.method, request.amount);
+	if (item.param<boolean>('options.checkLimits', true)) {
+		const quote = await quoteFor(item, request.method, request.amount);
 		const refusal = limitRefusal(request.method, request.amount, quote);
-		if (refusal) {
-			invalidInput(
-				this.getNode(),
-				itemIndex,
-				'Amount',
-				refusal,
-				'Split the payout or pick another network',
-			);
-		}
+		if (refusal) item.fail('Amount', refusal, 'Split the payout or pick another network');
 		fee = quote.fee;
 	}
 	const { method, amount, currency, to } = request;
+	const itemIndex = item.index;
 	await enforceLimits(this, itemIndex, {
 		kind: 'payout',
 		amount,
@@ -202,10 +192,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			disbursement: true,
 			itemIndex,
 		},
-		{
-			...keyLookup(this, itemIndex, key),
-			expected: { amount, method, currency, to },
-		},
+		{ ...lookup, expected: { amount, method, currency, to } },
 		'disbursement',
 	);
 	const data = expectSuccess(this, response, itemIndex);

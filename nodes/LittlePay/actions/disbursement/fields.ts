@@ -1,13 +1,7 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import {
-	normalizeMobileNumber,
-	requireText,
-	validateAmount,
-	validateCurrency,
-	validateNetwork,
-} from '../../helpers/validation';
 import type { MobileNetwork } from '../../helpers/validation';
+import type { Item } from '../../item';
 import { amountField, COUNTRY_OPTIONS, NETWORK_OPTIONS } from '../common';
 
 /** The amount of a payout, with its unit visible under the field. */
@@ -130,23 +124,11 @@ export interface PayoutRequest {
 }
 
 /** Reads and validates one item's payout (network, amount, currency, number). */
-export function readPayoutRequest(context: IExecuteFunctions, itemIndex: number): PayoutRequest {
-	const node = context.getNode();
-	const method = validateNetwork(node, itemIndex, context.getNodeParameter('method', itemIndex));
-	const amount = validateAmount(node, itemIndex, context.getNodeParameter('amount', itemIndex));
-	const currency = validateCurrency(
-		node,
-		itemIndex,
-		context.getNodeParameter('currency', itemIndex, 'KES'),
-	);
-	const to = normalizeMobileNumber(
-		node,
-		itemIndex,
-		context.getNodeParameter('to', itemIndex),
-		method,
-		context.getNodeParameter('country', itemIndex, 'KE') as string,
-		'Destination Number',
-	);
+export function readPayoutRequest(item: Item): PayoutRequest {
+	const method = item.network('method');
+	const amount = item.amount('amount');
+	const currency = item.currency();
+	const to = item.phone('to', 'Destination Number', method);
 	return { method, amount, currency, to };
 }
 
@@ -163,11 +145,6 @@ export const payoutIdField: INodeProperties = {
 };
 
 /** Reads the payout id or key of one item. */
-export function readPayoutId(context: IExecuteFunctions, itemIndex: number): string {
-	return requireText(
-		context.getNode(),
-		itemIndex,
-		context.getNodeParameter('disbursementId', itemIndex),
-		'ID or Key',
-	);
+export function readPayoutId(item: Item): string {
+	return item.text('disbursementId', 'ID or Key');
 }

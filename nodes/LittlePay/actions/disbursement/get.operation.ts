@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { optionsCollection, showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { payoutIdField, readPayoutId } from './fields';
 import { getPayoutRecord } from '../../transport/gateway';
@@ -27,10 +28,9 @@ export const description: INodeProperties[] = showFor('disbursement', 'get', [
 ]);
 
 /** Reads a payout by the ID returned at creation or by its key, as a payout item (outcome, reason, ...). */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const record = await getPayoutRecord(this, itemIndex, readPayoutId(this, itemIndex));
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const record = await getPayoutRecord(this, item.index, readPayoutId(item));
 	const result = payoutItem(record, outcomeOfRecord(record.status));
-	if (this.getNodeParameter('options.includeRecord', itemIndex, false) as boolean)
-		result.raw = record;
+	if (item.param<boolean>('options.includeRecord', false)) result.raw = record;
 	return result;
 }

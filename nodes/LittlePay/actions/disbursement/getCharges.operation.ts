@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { getPayoutCharges } from '../../transport/gateway';
 import type { OperationMeta } from '../common';
+import type { Item } from '../../item';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -11,6 +12,6 @@ export const meta: OperationMeta = {
 export const description: INodeProperties[] = [];
 
 /** Lists networks, their payout limits and fee tiers. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return getPayoutCharges(this, itemIndex);
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	return getPayoutCharges(this, item.index);
 }

@@ -1,5 +1,5 @@
 import { NodeOperationError } from 'n8n-workflow';
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { expectSuccess, readLittlePay } from '../../transport';
 import { payoutRecordRequest } from '../../transport/gateway';
@@ -8,6 +8,8 @@ import { readPayoutRequest } from './fields';
 import type { PayoutRequest } from './fields';
 import { differingFields } from '../../money/once';
 import { keyIsGenerated, mappedKey } from '../../money/keys';
+import { nodeError } from '../../errors';
+import type { Item } from '../../item';
 
 function withoutItemPrefix(message: string): string {
 	return message.replace(/^Item \d+: /, '');
@@ -19,13 +21,11 @@ function withoutItemPrefix(message: string): string {
  * key from the data, whether Little Pay already has a payout under it (a read). A row that would
  * be refused comes out with `valid: false` and the reason instead of failing.
  */
-export async function checkPayoutRow(
-	context: IExecuteFunctions,
-	itemIndex: number,
-): Promise<IDataObject> {
+export async function checkPayoutRow(item: Item): Promise<IDataObject> {
+	const { context, index: itemIndex } = item;
 	// Until a field is valid, the row shows it as given, so a refused row can be found.
 	const given = (name: string, fallback: string | null = null) =>
-		context.getNodeParameter(name, itemIndex, fallback) as IDataObject[string];
+		item.param<IDataObject[string]>(name, fallback);
 	const row: IDataObject = {
 		checkOnly: true,
 		valid: false,
@@ -40,12 +40,12 @@ export async function checkPayoutRow(
 	const refused = (reason: string): IDataObject => ({ ...row, valid: false, reason });
 	let request: PayoutRequest;
 	try {
-		request = readPayoutRequest(context, itemIndex);
-		if (!keyIsGenerated(context, itemIndex)) row.key = mappedKey(context, itemIndex);
+		request = readPayoutRequest(item);
+		if (!keyIsGenerated(item)) row.key = mappedKey(item);
 	} catch (error) {
 		// Bad input is what a dry run reports; anything else (the gateway) is an error as usual.
 		if (error instanceof NodeOperationError) return refused(withoutItemPrefix(error.message));
-		throw new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+		throw nodeError(context.getNode(), error as Error, { itemIndex });
 	}
 	Object.assign(row, request);
 	const quote = quoteFromCharges(

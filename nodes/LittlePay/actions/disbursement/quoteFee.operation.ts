@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { validateAmount, validateNetwork } from '../../helpers/validation';
 import { showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { quoteFor } from './charges';
 import { networkField, payoutAmountField } from './fields';
@@ -17,18 +17,10 @@ export const description: INodeProperties[] = showFor('disbursement', 'quoteFee'
 ]);
 
 /** Quotes the fee and limits of a payout, without paying. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const method = validateNetwork(
-		this.getNode(),
-		itemIndex,
-		this.getNodeParameter('method', itemIndex),
-	);
-	const amount = validateAmount(
-		this.getNode(),
-		itemIndex,
-		this.getNodeParameter('amount', itemIndex),
-	);
-	const quote = await quoteFor(this, itemIndex, method, amount);
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const method = item.network('method');
+	const amount = item.amount('amount');
+	const quote = await quoteFor(item, method, amount);
 	return {
 		method,
 		amount,

@@ -6,6 +6,7 @@ import { optionsCollection, showFor } from '../common';
 import type { OperationMeta, RowKey } from '../common';
 import { sweepOptions, sweepRow } from '../sweep';
 import { payoutIdField, readPayoutId } from './fields';
+import type { Item } from '../../item';
 
 const rowKey: RowKey = { parameter: 'disbursementId', field: 'key' };
 
@@ -36,9 +37,9 @@ const NEXT_STEP = {
  * Looks one payout up by its key or id and says where it stands, for payout runs whose result came
  * after the run ended: a sweep reads, it never pays out. One row out per row in.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return await sweepRow(this, itemIndex, rowKey, async () => {
-		const record = await getPayoutRecord(this, itemIndex, readPayoutId(this, itemIndex));
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	return await sweepRow(this, item.index, rowKey, async () => {
+		const record = await getPayoutRecord(this, item.index, readPayoutId(item));
 		const outcome = outcomeOfRecord(record.status);
 		return {
 			outcome,

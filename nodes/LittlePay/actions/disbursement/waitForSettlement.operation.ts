@@ -8,6 +8,7 @@ import type {
 import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { getPayoutRecord } from '../../transport/gateway';
 import { concurrencyOption, optionsCollection, showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { payoutIdField, readPayoutId } from './fields';
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
@@ -35,10 +36,10 @@ export function concurrency(this: IExecuteFunctions): number {
 }
 
 /** Looks each payout up once; the run's unsettled ones are then waited for together. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
 	// Checked before the first lookup: the wait runs after every item has been looked up.
 	readSettleTimeout(this, 0);
-	const record = await getPayoutRecord(this, itemIndex, readPayoutId(this, itemIndex));
+	const record = await getPayoutRecord(this, item.index, readPayoutId(item));
 	return payoutItem(record, outcomeOfRecord(record.status));
 }
 

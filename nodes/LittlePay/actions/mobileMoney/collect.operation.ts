@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { reconciliationFields, showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import {
 	longPollTimeoutSeconds,
@@ -57,12 +58,13 @@ export const description: INodeProperties[] = showFor('mobileMoney', 'collect', 
 ]);
 
 /** Creates an intent, sends the PIN prompt and waits for the final status as the user chose. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const itemIndex = item.index;
 	const mode = this.getNodeParameter('waitForPayment', itemIndex, 'longPoll') as string;
 	// The payer and the pause settings are validated first, so a bad item creates no intent.
-	const { network, mobile } = readPayer(this, itemIndex);
+	const { network, mobile } = readPayer(item);
 	const pause = mode === 'pause' ? readPause(this, itemIndex) : undefined;
-	const intent = await createIntent(this, itemIndex, 'collect', mobile, pause, network);
+	const intent = await createIntent(item, 'collect', mobile, pause, network);
 	const expiresAt = intentExpiresAt(this, itemIndex, pause);
 	// An open intent of an earlier execution calls back elsewhere: settled is the answer, else an error.
 	if (pause && intent.alreadyExisted) {

@@ -1,6 +1,6 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { normalizeMobileNumber, validateNetwork } from '../../helpers/validation';
+import type { Item } from '../../item';
 import type { MobileNetwork } from '../../helpers/validation';
 import { COUNTRY_OPTIONS, NETWORK_OPTIONS } from '../common';
 
@@ -35,22 +35,7 @@ export const payerFields: INodeProperties[] = [
 ];
 
 /** Reads and normalises the payer's network and number of one item. */
-export function readPayer(
-	context: IExecuteFunctions,
-	itemIndex: number,
-): { network: MobileNetwork; mobile: string } {
-	const network = validateNetwork(
-		context.getNode(),
-		itemIndex,
-		context.getNodeParameter('network', itemIndex),
-	);
-	const raw = context.getNodeParameter('mobile', itemIndex) as string;
-	const mobile = normalizeMobileNumber(
-		context.getNode(),
-		itemIndex,
-		raw,
-		network,
-		context.getNodeParameter('country', itemIndex, 'KE') as string,
-	);
-	return { network, mobile };
+export function readPayer(item: Item): { network: MobileNetwork; mobile: string } {
+	const network = item.network('network');
+	return { network, mobile: item.phone('mobile', 'Mobile Number', network) };
 }

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { requireText } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
 import { showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { payerFields, readPayer } from './fields';
 import { processOnce } from '../../money/once';
@@ -29,14 +29,10 @@ export const description: INodeProperties[] = showFor('mobileMoney', 'requestPay
 ]);
 
 /** Sends the PIN prompt for an existing intent, unless it already has an attempt of this network. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const { network, mobile } = readPayer(this, itemIndex);
-	const reference = requireText(
-		this.getNode(),
-		itemIndex,
-		this.getNodeParameter('reference', itemIndex),
-		'Intent Reference',
-	);
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const itemIndex = item.index;
+	const { network, mobile } = readPayer(item);
+	const reference = item.text('reference', 'Intent Reference');
 	await enforceLimits(this, itemIndex, { kind: 'payment', network, intentReference: reference });
 	// The intent exists already, so it may have an attempt (an earlier run, Retry On Fail, a retried
 	// execution): the status record is read first and a payer who was asked is not asked again.

@@ -1,6 +1,6 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { requireText } from '../../helpers/validation';
+import type { Item } from '../../item';
 
 export const paymentIdField: INodeProperties = {
 	displayName: 'Reference or Key',
@@ -13,11 +13,6 @@ export const paymentIdField: INodeProperties = {
 };
 
 /** Reads the payment reference or key of one item; an empty one fails the item before anything is sent. */
-export function readPaymentId(context: IExecuteFunctions, itemIndex: number): string {
-	return requireText(
-		context.getNode(),
-		itemIndex,
-		context.getNodeParameter('paymentId', itemIndex),
-		'Reference or Key',
-	);
+export function readPaymentId(item: Item): string {
+	return item.text('paymentId', 'Reference or Key');
 }

@@ -8,6 +8,7 @@ import {
 	simplifyField,
 	simplifyPayment,
 } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { paymentIdField, readPaymentId } from './fields';
 
@@ -42,8 +43,9 @@ export function concurrency(this: IExecuteFunctions): number {
 }
 
 /** Gets the status of a payment by reference or key. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const paymentId = readPaymentId(this, itemIndex);
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const itemIndex = item.index;
+	const paymentId = readPaymentId(item);
 	const record = await getPaymentRecord(
 		this,
 		itemIndex,

@@ -6,6 +6,7 @@ import { paymentState } from '../../helpers/paymentState';
 import { getPaymentRecord } from '../../transport/gateway';
 import { optionsCollection, reconciliationFields, showFor } from '../common';
 import type { OperationMeta, RowKey } from '../common';
+import type { Item } from '../../item';
 import { sweepOptions, sweepRow } from '../sweep';
 import type { SweepAnswer } from '../sweep';
 import { paymentIdField, readPaymentId } from './fields';
@@ -97,9 +98,10 @@ async function lookUpPayment(
  * may never come: a sweep reads, it never creates, prompts or refunds. `final` is true once the payment
  * can no longer change (COMPLETED, or FAILED after the intent expired); one row out per row in.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const itemIndex = item.index;
 	return await sweepRow(this, itemIndex, rowKey, async () => {
-		const paymentId = readPaymentId(this, itemIndex);
+		const paymentId = readPaymentId(item);
 		const known = String(this.getNodeParameter('knownStatus', itemIndex, '') ?? '')
 			.trim()
 			.toUpperCase();

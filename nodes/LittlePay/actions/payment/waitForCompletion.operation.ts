@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { paymentState } from '../../helpers/paymentState';
 import { getPaymentRecord } from '../../transport/gateway';
 import { optionsCollection, showFor, simplifyField, simplifyPayment } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { paymentIdField, readPaymentId } from './fields';
 import { payableField, waitForFinalStatus } from '../../flows/waitForPayment';
@@ -38,8 +39,9 @@ export const description: INodeProperties[] = showFor('payment', 'waitForComplet
  * paused until Little Pay calls the execution's resume URL (which the intent must have been created
  * with as its Callback URL, e.g. {{ $execution.resumeUrl }}); one lookup first decides a settled one.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const paymentId = readPaymentId(this, itemIndex);
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const itemIndex = item.index;
+	const paymentId = readPaymentId(item);
 	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
 	if (this.getNodeParameter('waitForPayment', itemIndex, 'longPoll') === 'pause') {
 		const pause = readPause(this, itemIndex, 'How to Wait');

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { createIntent } from '../../flows/createIntent';
 import { showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import {
 	intentBusinessFields,
@@ -54,6 +55,6 @@ export const description: INodeProperties[] = showFor('paymentIntent', 'create',
  * Creates a payment intent and returns at once with its checkout link. It does not wait: a wait here
  * would hold the link inside this node, where no later node can send it to the payer.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return await createIntent(this, itemIndex, 'create');
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	return await createIntent(item, 'create');
 }

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { BILLING_ADDRESS_FIELDS, MAX_EXPIRES_IN_MINUTES } from '../../helpers/validation';
+import { MAX_EXPIRES_IN_MINUTES } from '../../helpers/validation';
 import { amountField, currencyField, optionsCollection } from '../common';
 
 /** The amount of an intent, with its unit visible under the field. */
@@ -113,9 +113,6 @@ const billingOptions: INodeProperties[] = [
 		description: 'State, county or province of the payer',
 	},
 ];
-
-/** The billing address fields Options offers (the phone number has a field of its own). */
-export const BILLING_OPTION_NAMES = BILLING_ADDRESS_FIELDS.filter((name) => name !== 'phoneNumber');
 
 const intentOptions: INodeProperties[] = [
 	{

@@ -3,11 +3,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { validateAmount, validateUrl } from '../../helpers/validation';
 import { enforceLimits } from '../../money/guard';
 import { optionsCollection, showFor } from '../common';
+import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { paymentIdField, readPaymentId } from '../payment/fields';
 import { getPaymentRecord } from '../../transport/gateway';
 import { earlierRefund, sendRefundOnce } from '../../money/once';
-import { invalidInput } from '../../errors';
 import { failureFields, failureOfText } from '../../helpers/failures';
 
 /** What the registry knows of this operation (actions/registry.ts). */
@@ -73,19 +73,16 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
  * Every way n8n re-runs the item (Retry On Fail, retrying the execution) finds the refund the first
  * attempt sent in the execution's context and returns it instead of refunding twice.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const node = this.getNode();
-	const paymentId = readPaymentId(this, itemIndex);
+export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const itemIndex = item.index;
+	const paymentId = readPaymentId(item);
 	const refundType = this.getNodeParameter('refundType', itemIndex) as string;
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const reason = String(options.reason ?? '');
 	const callbackUrl = String(options.callbackUrl ?? '');
 	// Inputs are checked before the status lookup, so a bad item sends nothing at all.
-	if (callbackUrl) validateUrl(node, itemIndex, callbackUrl, 'Callback URL');
-	const partialAmount =
-		refundType === 'partial'
-			? validateAmount(node, itemIndex, this.getNodeParameter('amount', itemIndex))
-			: undefined;
+	if (callbackUrl) item.check(() => validateUrl(callbackUrl, 'Callback URL'));
+	const partialAmount = refundType === 'partial' ? item.amount('amount') : undefined;
 	// A refund has no key: what an earlier attempt of this execution sent is in its flow context.
 	const earlier = earlierRefund(this, itemIndex);
 	if (earlier) return earlier;
@@ -96,14 +93,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (partialAmount !== undefined) {
 		amount = partialAmount;
 	} else {
-		const paid = validateAmount(node, itemIndex, record.amount, 'Amount (from the payment record)');
+		const paid = item.check(() =>
+			validateAmount(record.amount, 'Amount (from the payment record)'),
+		);
 		// "Full" means what is still refundable when the record says how much was refunded already.
 		const refunded = Number(record.refundedAmount ?? 0);
 		amount = Number.isFinite(refunded) ? paid - refunded : paid;
 		if (amount <= 0) {
-			invalidInput(
-				node,
-				itemIndex,
+			item.fail(
 				'Refund',
 				`cannot refund the full amount: all ${paid} of this payment was refunded already`,
 				'Nothing is left to refund',

@@ -1,0 +1,174 @@
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+
+import { itemError, refuseMove } from '../errors';
+import type { AppliedLimit } from '../errors';
+import { credentialData } from '../transport';
+import { CREDENTIAL_MAX_BY_KIND, format, labelOf, LIMITS } from './limits';
+import type { Checked, Limit, Refuse } from './limits';
+import type { LimitSet, LimitSource, MoneyMove, MoveKind, SpentSoFar } from './moves';
+
+// A source's limits (the node's Spending Limits, the API-key credential) read and checked against a move.
+
+/**
+ * Whether a stored parameter value is an n8n expression. n8n stores those as text starting with "=",
+ * and its Workflow constructor drops that "=" from fields marked noDataExpression, except from a lone
+ * $fromAI() placeholder: so text with "{{" counts too.
+ */
+export function isExpression(value: unknown): boolean {
+	return typeof value === 'string' && (value.startsWith('=') || value.includes('{{'));
+}
+
+const splitList = (text: string) =>
+	text
+		.split(/[,;\n]/)
+		.map((entry) => entry.trim())
+		.filter((entry) => entry !== '');
+
+/** Reads one stored limit: undefined for none; a bad value fails the item naming the limit and where it is set. */
+function parse(value: unknown, limit: Limit, label: string, where: string, fail: Refuse) {
+	if (limit.list === 'upper') {
+		const list = (Array.isArray(value) ? value.map(String) : splitList(String(value ?? ''))).map(
+			(v) => v.trim().toUpperCase(),
+		);
+		return list.length > 0 ? list : undefined;
+	}
+	if (limit.list === 'recipients') {
+		const entries = splitList(String(value ?? ''));
+		if (entries.length === 0) return undefined;
+		const fix = 'Write numbers with their country code, e.g. ';
+		return entries.map((entry) => {
+			if (!/^\+?[\d\s().*-]+$/.test(entry) || entry.replace(/[^\d]/g, '') === '')
+				fail(
+					`${label} in ${where} has an entry that is not a number or pattern (${JSON.stringify(entry)})`,
+					`${fix}+254712345670, and use * for any digits, e.g. 2547*`,
+				);
+			const pattern = entry.replace(/[^\d*]/g, '');
+			if (pattern.startsWith('0'))
+				fail(
+					`${label} in ${where} has a number without its country code (${JSON.stringify(entry)})`,
+					`${fix}254712345670 instead of 0712345670`,
+				);
+			return pattern;
+		});
+	}
+	if (value === undefined || value === null || value === '') return undefined;
+	const number = typeof value === 'string' ? Number(value) : value;
+	if (typeof number !== 'number' || !Number.isFinite(number) || number < 0)
+		fail(
+			`${label} in ${where} must be a number of 0 or more (got ${JSON.stringify(value)})`,
+			"Enter the limit as a plain number in the currency's main unit; 0 means no limit",
+		);
+	return number === 0 ? undefined : number;
+}
+
+/** Reads one source's limits from its values (parameters or credential fields), checking each. */
+function readLimits(
+	node: INode,
+	itemIndex: number,
+	source: LimitSource,
+	values: IDataObject,
+	kind: MoveKind,
+): LimitSet {
+	const where = source === 'node' ? 'the Spending Limits' : 'the Little Pay (API Key) credential';
+	const fail: Refuse = (message, fix) => itemError(node, itemIndex, message, fix);
+	const limits: LimitSet = { source, values: {} };
+	for (const limit of LIMITS) {
+		if (source === 'credential' && !limit.credential) continue;
+		if (limit.list === 'recipients' && kind !== 'payout') continue;
+		const label = labelOf(limit, source, kind);
+		limits.values[limit.name] = parse(values[limit.name], limit, label, where, fail);
+	}
+	return limits;
+}
+
+/**
+ * The node's Spending Limits, read from the node's stored parameters rather than evaluated: a limit
+ * must be a fixed value, since an expression could be steered by the data or by a model ($fromAI).
+ * n8n's noDataExpression only hides the expression switch in the editor, so this is checked here.
+ */
+export function nodeLimits(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	kind: MoveKind,
+): LimitSet {
+	const node = context.getNode();
+	const raw = node.parameters.spendingLimits;
+	const fix =
+		'Spending limits must be fixed values: switch the field from Expression to Fixed and type the limit';
+	if (isExpression(raw))
+		itemError(node, itemIndex, 'Spending Limits is an expression, which a limit may not be', fix);
+	const limits = (typeof raw === 'object' && raw !== null ? raw : {}) as IDataObject;
+	for (const [name, value] of Object.entries(limits)) {
+		const values = Array.isArray(value) ? value : [value];
+		if (values.some(isExpression)) {
+			const label = LIMITS.find((limit) => limit.name === name)?.label ?? name;
+			itemError(
+				node,
+				itemIndex,
+				`${label} in Spending Limits is an expression, which a limit may not be`,
+				fix,
+			);
+		}
+	}
+	return readLimits(node, itemIndex, 'node', limits, kind);
+}
+
+/** The limits on the API-key credential (read once per node run, like every credential field). */
+export async function credentialLimits(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	kind: MoveKind,
+): Promise<LimitSet> {
+	const data = await credentialData(context, 'littlePayApiKeyApi', itemIndex);
+	const maxAmount = data[CREDENTIAL_MAX_BY_KIND[kind][0]];
+	return readLimits(context.getNode(), itemIndex, 'credential', { ...data, maxAmount }, kind);
+}
+
+/** Whether a set holds any limit at all. */
+export function hasLimits(limits: LimitSet): boolean {
+	return Object.values(limits.values).some((value) => value !== undefined);
+}
+
+/** The limits in the order refusals are decided in. */
+const BY_CHECK = [...LIMITS].sort((a, b) => a.checkedAt - b.checkedAt);
+
+/**
+ * Checks one move against one limit set and what was already moved under it; throws a MoneyRefusal
+ * naming the limit that applied. Nothing is sent before this passes.
+ */
+export function checkLimits(
+	node: INode,
+	itemIndex: number,
+	move: MoneyMove,
+	limits: LimitSet,
+	spent: SpentSoFar,
+): void {
+	const on = limits.source === 'node' ? "this node's Spending Limits" : 'the credential';
+	const checked: Checked = { move, spent, on, word: move.kind };
+	for (const limit of BY_CHECK) {
+		const value = limits.values[limit.name];
+		if (value === undefined) continue;
+		const applied: AppliedLimit = {
+			field: limit.name,
+			label: labelOf(limit, limits.source, move.kind),
+			value,
+			setOn: limits.source,
+		};
+		limit.check(value, checked, (reason, fix) => refuseMove(node, itemIndex, reason, applied, fix));
+	}
+}
+
+/** Refuses a refund above what is still refundable on the payment (paid less refunded). */
+export function checkRefundable(node: INode, itemIndex: number, move: MoneyMove): void {
+	if (move.kind !== 'refund' || move.refundable === undefined) return;
+	if (move.amount > move.refundable) {
+		const left = Math.max(0, move.refundable);
+		refuseMove(
+			node,
+			itemIndex,
+			`${format(move.amount, move.currency)} is more than the ${format(left, move.currency)} still refundable on payment ${move.paymentId} (paid less already refunded)`,
+			{ field: 'refundable', label: 'Still Refundable', value: left, setOn: 'gateway record' },
+			'Refund at most what is still refundable; look the payment up for its amount and refunds',
+		);
+	}
+}

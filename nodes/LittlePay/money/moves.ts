@@ -1,0 +1,45 @@
+// What the spending limits speak of: a money move, what was already moved, a set of limits.
+import type { AppliedLimit } from '../errors';
+
+/** What a money-moving operation does with money: charges a payer, pays out, or refunds. */
+export type MoveKind = 'payment' | 'payout' | 'refund';
+
+/** One money move as the limits see it, after the operation validated and normalised it. */
+export interface MoneyMove {
+	kind: MoveKind;
+	amount: number;
+	currency: string;
+	/** MPESA, AIRTEL, MTN, TIGOPESA or CARDS; absent when the payer picks on the checkout page. */
+	network?: string;
+	/** Payouts: the recipient's number, digits with the country code. */
+	recipient?: string;
+	/** Refunds: the payment's reference or key. */
+	paymentId?: string;
+	/** Refunds: what is still refundable on the payment (paid less already refunded). */
+	refundable?: number;
+}
+
+/** Where a limit was set: on this node, or on the API-key credential (binding every workflow using it). */
+export type LimitSource = 'node' | 'credential';
+
+/** A limit that applied, as a refusal reports it. */
+export type { AppliedLimit };
+
+/** What this execution (or tool window) has already moved under one limit set. */
+export interface Spent {
+	count: number;
+	totals: Record<string, number>;
+}
+
+/** What was already moved in the two periods limits count over. */
+export interface SpentSoFar {
+	execution: Spent;
+	/** The chat session's moves (this execution's included); the execution's when there is no session. */
+	session: Spent;
+}
+
+/** A set of limits from one source, by limit name; an absent limit is no limit of that kind. */
+export interface LimitSet {
+	source: LimitSource;
+	values: Partial<Record<string, number | string[]>>;
+}

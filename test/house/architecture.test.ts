@@ -163,7 +163,7 @@ describe('the map of docs/architecture.md, over nodes/LittlePay', () => {
 			['helpers/a.ts', "import { z } from '../money/once';"],
 			['money/once.ts', "throw new NodeOperationError(node, 'no');"],
 			['actions/a/x.operation.ts', "import { w } from '../b/y.operation';"],
-			['actions/b/y.operation.ts', "this.helpers.httpRequestWithAuthentication.call(this);"],
+			['actions/b/y.operation.ts', 'this.helpers.httpRequestWithAuthentication.call(this);'],
 			['actions/b/B.resource.ts', "import * as y from './y.operation';"],
 		]);
 		expect(upwardImports(broken)).toEqual([

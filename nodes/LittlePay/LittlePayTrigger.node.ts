@@ -11,22 +11,14 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { heldAlerts, refuseAndAlert } from './callbacks/alerts';
-import { authorizeCallback, statusConfirms } from './callbacks/authorize';
+import { authorizeCallback, confirmWithStatus } from './callbacks/authorize';
 import { callbackEventId, callbackToItem, parseCallback } from './callbacks/callbackEvent';
 import {
 	checkCallbackSignature,
 	rawCallbackBody,
-	refuseCallback as refuse,
 	signatureOptionFields,
 } from './callbacks/callbackRequest';
-import { fetchPaymentStatus } from './transport/gateway';
-import {
-	admitEvent,
-	IN_FLIGHT_RETRY_AFTER_SECONDS,
-	recordAcceptedItems,
-	settleOnAnswer,
-	triggerIdOf,
-} from './callbacks/eventMemory';
+import { admitOnce, recordAcceptedItems, triggerIdOf } from './callbacks/eventMemory';
 import { optionsCollection } from './actions/common';
 import { nodeError } from './errors';
 
@@ -245,14 +237,10 @@ export class LittlePayTrigger implements INodeType {
 		let statusConfirmed: boolean | undefined;
 		let record: IDataObject | undefined;
 		if (this.getNodeParameter('confirmWithStatusApi', false) as boolean) {
-			try {
-				record = await fetchPaymentStatus(this, String(callback.body.reference));
-			} catch {
-				// Could not ask: answer 503 so the gateway delivers again later rather than losing it.
-				return await refuseAndAlert(this, 503, 'status-check-unavailable', callback.body);
-			}
-			if (!statusConfirms(callback, record))
-				return await refuseAndAlert(this, 401, 'status-not-confirmed', callback.body);
+			const confirmed = await confirmWithStatus(this, callback);
+			if ('reason' in confirmed)
+				return await refuseAndAlert(this, confirmed.status, confirmed.reason, callback.body);
+			record = confirmed.record;
 			statusConfirmed = true;
 			if (verified === 'none') verified = 'status-check';
 		}
@@ -261,19 +249,8 @@ export class LittlePayTrigger implements INodeType {
 		// node): the event counts as seen only then, so a redelivery after any failure before runs.
 		const eventId = callbackEventId(callback);
 		const triggerId = triggerIdOf(this);
-		const admission = admitEvent(
-			triggerId,
-			this.getWorkflowStaticData('node'),
-			eventId,
-			Date.now(),
-		);
-		if (admission === 'duplicate') {
-			return { webhookResponse: { received: true, duplicate: true, eventId } };
-		}
-		if (admission === 'in-flight') {
-			return refuse(this, 503, 'in-flight', IN_FLIGHT_RETRY_AFTER_SECONDS);
-		}
-		settleOnAnswer(this, triggerId, eventId);
+		const notNow = admitOnce(this, triggerId, eventId);
+		if (notNow) return notNow;
 
 		const item = callbackToItem(callback, verified, eventId, record);
 		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;

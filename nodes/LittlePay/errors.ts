@@ -15,32 +15,27 @@ export function itemError(node: INode, itemIndex: number, message: string, fix: 
 
 /**
  * A value a pure validator refuses: the field, what is wrong and how to fix it, not yet tied to an
- * item. `atItem` (and so every reader of the item scope, actions/item.ts) turns it into the item error.
+ * item. `atItem` (and so every reader of the item scope, item.ts) turns it into the item error.
  */
-export class InvalidValue extends Error {
+export class InvalidValue {
 	constructor(
 		readonly field: string,
 		readonly problem: string,
 		readonly fix: string,
-	) {
-		super(`${field} ${problem}`);
-	}
+	) {}
 }
 
-/** The one way a pure validator fails: the field, the problem and the fix. */
-export function invalid(field: string, problem: string, fix: string): never {
-	throw new InvalidValue(field, problem, fix);
+/** The one way a pure validator refuses a value: the field, the problem and the fix. */
+export function invalid(field: string, problem: string, fix: string): InvalidValue {
+	return new InvalidValue(field, problem, fix);
 }
 
 /** Runs a pure check for one item: a refused value fails the item, naming it and the field. */
-export function atItem<T>(node: INode, itemIndex: number, check: () => T): T {
-	try {
-		return check();
-	} catch (error) {
-		if (error instanceof InvalidValue)
-			invalidInput(node, itemIndex, error.field, error.problem, error.fix);
-		throw error;
-	}
+export function atItem<T>(node: INode, itemIndex: number, check: () => T | InvalidValue): T {
+	const checked = check();
+	if (checked instanceof InvalidValue)
+		invalidInput(node, itemIndex, checked.field, checked.problem, checked.fix);
+	return checked;
 }
 
 /** Raises the item error every validator uses: names the item and the field, says how to fix it. */

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { atItem, invalidInput } from './errors';
+import type { InvalidValue } from './errors';
 import {
 	normalizeMobileNumber,
 	requireText,
@@ -34,7 +35,7 @@ export interface Item {
 	/** An http(s) URL. */
 	url(name: string, field: string): string;
 	/** Runs a pure check of a value for this item: a refused value fails the item. */
-	check<T>(check: () => T): T;
+	check<T>(check: () => T | InvalidValue): T;
 	/** Fails the item: the field, what is wrong, how to fix it. */
 	fail(field: string, problem: string, fix: string): never;
 }
@@ -43,7 +44,7 @@ export function itemScope(context: IExecuteFunctions, index: number): Item {
 	const node = context.getNode();
 	const param = <T>(name: string, fallback?: unknown) =>
 		context.getNodeParameter(name, index, fallback) as T;
-	const check = <T>(run: () => T) => atItem(node, index, run);
+	const check = <T>(run: () => T | InvalidValue) => atItem<T>(node, index, run);
 	return {
 		context,
 		index,

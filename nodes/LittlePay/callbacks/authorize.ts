@@ -1,4 +1,6 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+
+import { fetchPaymentStatus } from '../transport/gateway';
 
 import { secretsEqual } from './callbackEvent';
 import type { ParsedCallback, Verification } from './callbackEvent';
@@ -58,4 +60,24 @@ export async function authorizeCallback(
 export function statusConfirms(callback: ParsedCallback, record: IDataObject | undefined): boolean {
 	const expected = callback.kind === 'payment' ? String(callback.body.status) : 'COMPLETED';
 	return record !== undefined && String(record.status).toUpperCase() === expected.toUpperCase();
+}
+
+/**
+ * Confirm With Status API: Little Pay's status record when it agrees with the callback; otherwise the
+ * refusal, 503 when it cannot be asked now (the gateway delivers again later rather than losing it)
+ * or 401 when it does not agree.
+ */
+export async function confirmWithStatus(
+	context: IWebhookFunctions,
+	callback: ParsedCallback,
+): Promise<{ record: IDataObject } | { status: number; reason: string }> {
+	let record: IDataObject | undefined;
+	try {
+		record = await fetchPaymentStatus(context, String(callback.body.reference));
+	} catch {
+		return { status: 503, reason: 'status-check-unavailable' };
+	}
+	if (!record || !statusConfirms(callback, record))
+		return { status: 401, reason: 'status-not-confirmed' };
+	return { record };
 }

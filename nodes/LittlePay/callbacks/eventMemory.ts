@@ -4,7 +4,10 @@ import type {
 	IHookFunctions,
 	INodeExecutionData,
 	IWebhookFunctions,
+	IWebhookResponseData,
 } from 'n8n-workflow';
+
+import { refuseCallback } from './callbackRequest';
 
 /** How many accepted events one trigger remembers (newest kept), in the process and in static data. */
 export const EVENT_MEMORY_LIMIT = 1000;
@@ -253,4 +256,23 @@ export function recordAcceptedItems(context: IExecuteFunctions, items: INodeExec
 		const eventId = item.json.eventId;
 		if (typeof eventId === 'string') recordAccepted(triggerId, staticData, eventId, Date.now());
 	}
+}
+
+/**
+ * Admits an accepted event once (admitEvent) and settles it when n8n answers: undefined once it may
+ * run, or the answer for a copy already accepted (2xx) or still in flight (503, delivered again later).
+ */
+export function admitOnce(
+	context: IWebhookFunctions,
+	triggerId: string,
+	eventId: string,
+): IWebhookResponseData | undefined {
+	const staticData = context.getWorkflowStaticData('node');
+	const admission = admitEvent(triggerId, staticData, eventId, Date.now());
+	if (admission === 'duplicate')
+		return { webhookResponse: { received: true, duplicate: true, eventId } };
+	if (admission === 'in-flight')
+		return refuseCallback(context, 503, 'in-flight', IN_FLIGHT_RETRY_AFTER_SECONDS);
+	settleOnAnswer(context, triggerId, eventId);
+	return undefined;
 }

@@ -1,16 +1,17 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { invalid } from '../errors';
+import type { InvalidValue } from '../errors';
 import { BILLING_OPTION_NAMES, validateExpiresIn, validateUrl } from '../helpers/validation';
 import type { Item } from '../item';
-import { enforceLimits } from '../money/guard';
+import { enforceLimits } from '../money/reserve';
 import { credentialData, expectSuccess, paymentStatusPath } from '../transport';
 import { resumeUrlOf } from './pause';
 import { createOnce } from '../money/once';
 import { generatedKeyMayExist, keyForItem } from '../money/keys';
 
 /** Parses the Custom Data (JSON) field into an object. */
-function parseCustomData(value: unknown): IDataObject {
+function parseCustomData(value: unknown): IDataObject | InvalidValue {
 	if (typeof value !== 'string') return value as IDataObject;
 	try {
 		const parsed: unknown = JSON.parse(value);
@@ -19,7 +20,7 @@ function parseCustomData(value: unknown): IDataObject {
 	} catch {
 		// Reported below with the field named.
 	}
-	invalid(
+	return invalid(
 		'Custom Data (JSON)',
 		'is not a JSON object',
 		'Enter a JSON object such as {"orderId": 42}',

@@ -1,7 +1,7 @@
-import { invalid } from '../errors';
+import { invalid, InvalidValue } from '../errors';
 
-// Pure checks of one value: each returns the value normalised or fails with the field, the problem and
-// the fix (errors.ts `invalid`); the item scope (actions/item.ts) names the item.
+// Pure checks of one value: each returns the value normalised, or what is wrong with it (errors.ts
+// `invalid`: the field, the problem and the fix); the item scope (item.ts) fails the item with it.
 
 /** The billing address fields Little Pay takes in an intent's payload and sends back in its callbacks. */
 export const BILLING_ADDRESS_FIELDS = [
@@ -30,12 +30,12 @@ export const NETWORK_COUNTRY_CODES: Record<MobileNetwork, string[]> = {
 };
 
 /** Checks a mobile money network (as an expression may give it: any case, spaces) and returns Little Pay's name. */
-export function validateNetwork(value: unknown, field = 'Network'): MobileNetwork {
+export function validateNetwork(value: unknown, field = 'Network'): MobileNetwork | InvalidValue {
 	const network = String(value ?? '')
 		.trim()
 		.toUpperCase();
 	if (!Object.prototype.hasOwnProperty.call(NETWORK_COUNTRY_CODES, network)) {
-		invalid(
+		return invalid(
 			field,
 			`is not one of ${Object.keys(NETWORK_COUNTRY_CODES).join(', ')} (got ${JSON.stringify(value)})`,
 			'Pick the network from the list, or map a value such as MPESA',
@@ -57,7 +57,7 @@ export const COUNTRY_CALLING_CODES: Record<string, string> = {
 export const MAX_EXPIRES_IN_MINUTES = 43200;
 
 /** Checks an intent expiry: whole minutes from 1 to 30 days (Little Pay counts expiresAt in minutes). */
-export function validateExpiresIn(value: unknown): number {
+export function validateExpiresIn(value: unknown): number | InvalidValue {
 	const minutes = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (
 		typeof minutes !== 'number' ||
@@ -65,7 +65,7 @@ export function validateExpiresIn(value: unknown): number {
 		minutes < 1 ||
 		minutes > MAX_EXPIRES_IN_MINUTES
 	) {
-		invalid(
+		return invalid(
 			'Expires In (Minutes)',
 			`must be whole minutes from 1 to ${MAX_EXPIRES_IN_MINUTES} (got ${String(value)})`,
 			'Little Pay counts expiresAt in minutes from now, not as a timestamp: e.g. 30 for half an hour, 1440 for a day',
@@ -75,18 +75,18 @@ export function validateExpiresIn(value: unknown): number {
 }
 
 /** Checks an amount is a positive finite number and returns it. */
-export function validateAmount(value: unknown, field = 'Amount'): number {
+export function validateAmount(value: unknown, field = 'Amount'): number | InvalidValue {
 	const amount = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	// 0 is the Amount field's default: the field was left as it came, not given a wrong amount.
 	if (amount === 0 && field === 'Amount') {
-		invalid(
+		return invalid(
 			field,
 			"is 0 (the field's default): enter the amount",
 			"Enter the amount in the currency's main unit, e.g. 1500 for KES 1,500 (not cents), or map it from your data",
 		);
 	}
 	if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
-		invalid(
+		return invalid(
 			field,
 			`must be a positive number (got ${JSON.stringify(value)})`,
 			'Enter the amount in the currency unit, e.g. 1500',
@@ -100,20 +100,20 @@ export function validateKey(
 	value: string,
 	field = 'Key',
 	fix = 'Use 8-12 letters and digits, e.g. order12345, or leave it empty to generate one',
-): string {
+): string | InvalidValue {
 	if (!/^[A-Za-z0-9]{1,64}$/.test(value)) {
-		invalid(field, 'must contain only letters and digits (no - / * + or spaces)', fix);
+		return invalid(field, 'must contain only letters and digits (no - / * + or spaces)', fix);
 	}
 	return value;
 }
 
 /** Checks a currency code (an expression may give "kes") and returns it upper-case. */
-export function validateCurrency(value: unknown): string {
+export function validateCurrency(value: unknown): string | InvalidValue {
 	const code = String(value ?? '')
 		.trim()
 		.toUpperCase();
 	if (!/^[A-Z]{3}$/.test(code)) {
-		invalid(
+		return invalid(
 			'Currency',
 			`is not a three-letter currency code (got ${JSON.stringify(value)})`,
 			'Pick the currency from the list, or map a code such as KES',
@@ -123,7 +123,7 @@ export function validateCurrency(value: unknown): string {
 }
 
 /** Checks an http(s) URL. */
-export function validateUrl(value: string, field: string): string {
+export function validateUrl(value: string, field: string): string | InvalidValue {
 	let url: URL | undefined;
 	try {
 		url = new URL(value);
@@ -131,7 +131,7 @@ export function validateUrl(value: string, field: string): string {
 		url = undefined;
 	}
 	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-		invalid(
+		return invalid(
 			field,
 			`is not an http(s) URL (got ${JSON.stringify(value)})`,
 			'Enter a full address such as https://example.com/callback',
@@ -141,9 +141,9 @@ export function validateUrl(value: string, field: string): string {
 }
 
 /** Checks a required non-empty text field. */
-export function requireText(value: unknown, field: string): string {
+export function requireText(value: unknown, field: string): string | InvalidValue {
 	if (typeof value !== 'string' || value.trim() === '') {
-		invalid(field, 'is required', `Enter a value for ${field}`);
+		return invalid(field, 'is required', `Enter a value for ${field}`);
 	}
 	return value.trim();
 }
@@ -157,11 +157,13 @@ export function normalizeMobileNumber(
 	network: unknown,
 	country: string,
 	field = 'Mobile Number',
-): string {
-	const countryCodes = NETWORK_COUNTRY_CODES[validateNetwork(network)];
+): string | InvalidValue {
+	const valid = validateNetwork(network);
+	if (valid instanceof InvalidValue) return valid;
+	const countryCodes = NETWORK_COUNTRY_CODES[valid];
 	const trimmed = String(raw ?? '').trim();
 	if (!/^\+?[\d\s().-]+$/.test(trimmed)) {
-		invalid(
+		return invalid(
 			field,
 			`is not a phone number (got ${JSON.stringify(raw)})`,
 			'Type it as +254712345678, 254712345678 or 0712345678',
@@ -170,19 +172,20 @@ export function normalizeMobileNumber(
 	let digits = trimmed.replace(/\D/g, '');
 	if (digits.startsWith('0')) {
 		const code = COUNTRY_CALLING_CODES[country];
-		if (!code) invalid('Country', `is not supported (got ${country})`, 'Pick the payer country');
+		if (!code)
+			return invalid('Country', `is not supported (got ${country})`, 'Pick the payer country');
 		digits = code + digits.slice(1);
 	}
 	const code = countryCodes.find((c) => digits.startsWith(c));
 	if (!code) {
-		invalid(
+		return invalid(
 			field,
 			`cannot be a ${network} number (country codes ${countryCodes.join(', ')})`,
 			'Check the number and the network',
 		);
 	}
 	if (digits.length !== code.length + 9) {
-		invalid(
+		return invalid(
 			field,
 			`must have 9 digits after the country code ${code} (got ${digits.length - code.length})`,
 			'Check the number for missing or extra digits',

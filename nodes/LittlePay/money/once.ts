@@ -1,11 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { expectSuccess, isLost, paymentStatusPath, readLittlePay, sendOnce } from '../transport';
-import type { LittlePayRequest, LittlePayResponse, LostAnswer } from '../transport';
+import { itemError, throwUnknownOutcome } from '../errors';
 import { forEachAtMost } from '../helpers/pool';
-import { runIndexOf, runToken } from './keys';
-import { isToolCall, toolCallRecordId } from './memory';
-import { itemError, throwUnknownOutcome, invalidInput } from '../errors';
+import { readLittlePay, sendOnce } from '../transport';
+import type { LittlePayRequest, LittlePayResponse } from '../transport';
+import { describeAnswer, isSuccess, knownAnswer, recoveryRead } from './send';
+
+// Keyed creates (intents, payouts) exactly once: the key looked up first when it may exist, the
+// answer compared with the request, a lost answer recovered by the key (send.ts).
 
 function comparable(value: unknown): string | number {
 	if (typeof value === 'number') return value;
@@ -33,45 +35,6 @@ export function differingFields(expected: IDataObject, record: IDataObject): str
 	return differences;
 }
 
-const SENT = 'littlePaySent';
-
-/** What an earlier attempt of this execution sent for an item, kept in the flow context. */
-export interface SentRecord {
-	/** The gateway's answer once known; absent while the outcome is unknown. */
-	answer?: IDataObject;
-}
-
-/**
- * The record of a keyless request (a refund) for this item of this node run, kept in the execution's
- * flow context, which n8n carries into Retry On Fail and retried executions: a re-run finds what the
- * first attempt sent instead of sending it again. Undefined `known` means a retried execution whose
- * first attempt left no context, where nothing can be told about what it sent.
- */
-export function sentRecordFor(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	operation: string,
-): {
-	known: boolean;
-	get(): SentRecord | undefined;
-	set(record: SentRecord | undefined): void;
-} {
-	const flow = context.getContext('flow');
-	const known = runToken(context) !== undefined;
-	const id = isToolCall(context)
-		? `tool|${toolCallRecordId(context, itemIndex)}`
-		: `${context.getNode().id}|${runIndexOf(context, itemIndex)}|${itemIndex}|${operation}`;
-	const records = (flow[SENT] ??= {}) as Record<string, SentRecord>;
-	return {
-		known,
-		get: () => records[id],
-		set: (record) => {
-			if (record) records[id] = record;
-			else delete records[id];
-		},
-	};
-}
-
 /** How createOnce finds an earlier create with the same key, and whether it is this same request. */
 export interface CreateLookup {
 	request: LittlePayRequest;
@@ -84,43 +47,6 @@ export interface CreateLookup {
 
 /** What createOnce did: sent it, found it after an unknown outcome, or found it already there. */
 export type CreateOutcome = 'created' | 'recovered' | 'existed';
-
-/**
- * The answer to a request that moves money when it settles the outcome; undefined for no answer at
- * all or a server error, which a gateway or proxy may return after the payment was committed.
- */
-function knownAnswer(result: LittlePayResponse | LostAnswer): LittlePayResponse | undefined {
-	return isLost(result) || result.statusCode >= 500 ? undefined : result;
-}
-
-function describeAnswer(result: LittlePayResponse | LostAnswer): string {
-	return isLost(result) ? result.reason : `HTTP ${result.statusCode}`;
-}
-
-/** A read made to recover an unknown outcome; when it gets no answer either, the outcome stays unknown. */
-async function recoveryRead(
-	context: IExecuteFunctions,
-	request: LittlePayRequest,
-	what: string,
-): Promise<LittlePayResponse> {
-	try {
-		// More patience than an ordinary read: the answer decides whether money moved.
-		return await readLittlePay(context, request, 5);
-	} catch {
-		// Never "try again" here: the first request may have gone through, and a retry could pay twice.
-		throwUnknownOutcome(
-			context,
-			request.itemIndex,
-			what,
-			'the lookup got no answer either',
-			`Check in the dashboard whether the ${what} exists before retrying: the first request may have gone through.`,
-		);
-	}
-}
-
-function isSuccess(response: LittlePayResponse): boolean {
-	return response.statusCode >= 200 && response.statusCode < 300;
-}
 
 /** Returns a found record when it is the same request; fails the item naming the fields that differ. */
 function sameRequest(
@@ -262,156 +188,4 @@ export async function createOnce(
 		);
 	}
 	return { response: secondAnswer, outcome: 'created' };
-}
-
-/**
- * The attempt that settles whether a payment of this provider was already asked for: the intent is
- * paid, or its latest attempt is of this provider (waiting, completed or failed). Undefined when a
- * new attempt may be sent.
- */
-function existingAttempt(record: IDataObject, provider: unknown): IDataObject | undefined {
-	const attempts = (Array.isArray(record.attempts) ? record.attempts : []) as IDataObject[];
-	const latest = attempts[attempts.length - 1];
-	if (record.status === 'COMPLETED') return { status: 'COMPLETED', provider: latest?.provider };
-	if (latest && latest.provider === provider) return latest;
-	return undefined;
-}
-
-/**
- * Sends POST /pay/{reference}/process once. An intent can be paid only once (Little Pay refuses a
- * second payment), and a payer must be asked only once: when the outcome is unknown, or before
- * sending when `checkFirst` is set (the intent existed already), the status record decides. Paid,
- * or an attempt of this provider waiting or settled, means it was asked for; otherwise it is sent.
- */
-export async function processOnce(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	reference: string,
-	body: IDataObject,
-	cardData = false,
-	checkFirst = false,
-): Promise<{ data: IDataObject; recovered: boolean; alreadyPrompted?: boolean }> {
-	const statusRequest: LittlePayRequest = {
-		credential: 'littlePayApiKeyApi',
-		method: 'GET',
-		path: paymentStatusPath(reference),
-		itemIndex,
-	};
-	if (checkFirst) {
-		const record = expectSuccess(
-			context,
-			await recoveryRead(context, statusRequest, 'payment'),
-			itemIndex,
-		);
-		const attempt = existingAttempt(record, body.type);
-		if (attempt) {
-			const provider = attempt.provider ?? body.type;
-			const message = `Not asked again: this intent already has a ${String(provider)} payment attempt (${String(attempt.status)})`;
-			return {
-				data: { status: attempt.status, message, provider, reference },
-				recovered: false,
-				alreadyPrompted: true,
-			};
-		}
-	}
-	const request: LittlePayRequest = {
-		credential: 'littlePayApiKeyApi',
-		method: 'POST',
-		path: `/pay/${encodeURIComponent(reference)}/process`,
-		body,
-		itemIndex,
-		cardData,
-	};
-	const firstAnswer = knownAnswer(await sendOnce(context, request));
-	if (firstAnswer)
-		return { data: expectSuccess(context, firstAnswer, itemIndex, cardData), recovered: false };
-	const record = expectSuccess(
-		context,
-		await recoveryRead(context, statusRequest, 'payment'),
-		itemIndex,
-	);
-	const attempt = existingAttempt(record, body.type);
-	if (attempt) {
-		const message = 'Recovered from the status record (the first answer was lost)';
-		return {
-			data: { status: attempt.status, message, provider: body.type, reference },
-			recovered: true,
-		};
-	}
-	const second = await sendOnce(context, request);
-	const secondAnswer = knownAnswer(second);
-	if (!secondAnswer)
-		throwUnknownOutcome(
-			context,
-			itemIndex,
-			'payment',
-			describeAnswer(second),
-			'Check the payment status before trying again',
-		);
-	return { data: expectSuccess(context, secondAnswer, itemIndex, cardData), recovered: false };
-}
-
-/**
- * What an earlier attempt of this execution refunded for this item: its answer (with
- * `alreadyRefunded: true`) to return instead of refunding again, or an error when it got no answer.
- * A retried execution whose first attempt left no record refuses the item before anything is sent.
- */
-export function earlierRefund(
-	context: IExecuteFunctions,
-	itemIndex: number,
-): IDataObject | undefined {
-	const sent = sentRecordFor(context, itemIndex, 'refund');
-	if (!sent.known) {
-		invalidInput(
-			context.getNode(),
-			itemIndex,
-			'Refund',
-			'cannot be sent in this retried execution: its first attempt left no record of the refunds it sent',
-			'The first attempt stopped before any Little Pay node ran, n8n stopped mid-run, or an older version of this node ran. Check the payment in the Little Pay dashboard and refund what is missing in a new execution.',
-		);
-	}
-	const earlier = sent.get();
-	if (earlier?.answer) return { ...earlier.answer, alreadyRefunded: true };
-	if (earlier) {
-		throwUnknownOutcome(
-			context,
-			itemIndex,
-			'refund',
-			'an earlier attempt of this execution sent it and got no answer',
-			'Check the payment in the Little Pay dashboard before refunding again: the refund may have gone through.',
-		);
-	}
-	return undefined;
-}
-
-/**
- * Sends a refund once: it has no key and no endpoint can tell whether a lost one happened, so it is
- * never resent automatically. The sent record is written before sending and holds the answer after,
- * so every way n8n re-runs the item finds it (earlierRefund); a refused refund clears it.
- */
-export async function sendRefundOnce(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	paymentId: string,
-	body: IDataObject,
-	toAnswer: (data: IDataObject) => IDataObject,
-): Promise<IDataObject> {
-	const sent = sentRecordFor(context, itemIndex, 'refund');
-	sent.set({});
-	const { response } = await createOnce(
-		context,
-		{
-			credential: 'littlePayApiKeyApi',
-			method: 'POST',
-			path: `/api/refund/${encodeURIComponent(paymentId)}`,
-			body,
-			itemIndex,
-		},
-		undefined,
-		'refund',
-	);
-	if (response.statusCode >= 400) sent.set(undefined); // refused: nothing was refunded
-	const answer = toAnswer(expectSuccess(context, response, itemIndex));
-	sent.set({ answer });
-	return answer;
 }

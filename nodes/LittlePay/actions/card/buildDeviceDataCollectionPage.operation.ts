@@ -86,9 +86,8 @@ function messageOriginFor(item: Item, collectionUrl: string): string {
 	const choice = String(options.messageOrigin ?? 'auto');
 	if (choice === 'test' || choice === 'production') return COLLECTION_ORIGINS[choice];
 	if (choice === 'custom') {
-		const custom = item.check(() =>
-			validateUrl(requireText(options.customOrigin ?? '', 'Custom Origin'), 'Custom Origin'),
-		);
+		const origin = item.check(() => requireText(options.customOrigin ?? '', 'Custom Origin'));
+		const custom = item.check(() => validateUrl(origin, 'Custom Origin'));
 		return new URL(custom).origin;
 	}
 	return new URL(collectionUrl).origin;

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
-import { enforceLimits } from '../../money/guard';
+import { enforceLimits } from '../../money/reserve';
 import { expectSuccess } from '../../transport';
 import { payoutPath, payoutRecordRequest } from '../../transport/gateway';
 import { concurrencyOption, optionsCollection, showFor } from '../common';

@@ -22,7 +22,7 @@ import {
 	intentOptionsCollection,
 } from '../paymentIntent/fields';
 import { payerFields, readPayer } from './fields';
-import { processOnce } from '../../money/once';
+import { processOnce } from '../../money/prompt';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {

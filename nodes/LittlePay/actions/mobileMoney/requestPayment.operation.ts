@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { enforceLimits } from '../../money/guard';
+import { enforceLimits } from '../../money/reserve';
 import { showFor } from '../common';
 import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { payerFields, readPayer } from './fields';
-import { processOnce } from '../../money/once';
+import { processOnce } from '../../money/prompt';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {

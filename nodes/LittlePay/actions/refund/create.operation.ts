@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { validateAmount, validateUrl } from '../../helpers/validation';
-import { enforceLimits } from '../../money/guard';
+import { enforceLimits } from '../../money/reserve';
 import { optionsCollection, showFor } from '../common';
 import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { paymentIdField, readPaymentId } from '../payment/fields';
 import { getPaymentRecord } from '../../transport/gateway';
-import { earlierRefund, sendRefundOnce } from '../../money/once';
+import { earlierRefund, sendRefundOnce } from '../../money/refunds';
 import { failureFields, failureOfText } from '../../helpers/failures';
 
 /** What the registry knows of this operation (actions/registry.ts). */

@@ -13,8 +13,8 @@ import {
 } from '../../nodes/LittlePay/callbacks/alerts';
 import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
 
-import { callWebhook, newTriggerState } from './webhookContext';
-import type { FakeRequest } from './webhookContext';
+import { callWebhook, newTriggerState } from '../trigger/webhookContext';
+import type { FakeRequest } from '../trigger/webhookContext';
 
 describe('alertDue', () => {
 	it('raises the first refusal of a reason, holds the rest of its window, and counts them into the next alert', () => {

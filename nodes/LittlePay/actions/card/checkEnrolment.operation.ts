@@ -1,11 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { expectSuccess, isLost, sendOnce } from '../../transport';
 import { showFor } from '../common';
 import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
-import { intentReferenceField } from './fields';
-import { invalidInput, throwUnknownOutcome } from '../../errors';
+import { intentReferenceField, sendCardStep } from './fields';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -97,20 +95,14 @@ const NUMBER_FIELDS = [
 const BOOLEAN_FIELDS = ['httpBrowserJavaEnabled', 'httpBrowserJavaScriptEnabled'];
 
 /** Device information with defaults filled in and form-posted strings turned into numbers and booleans. */
-export function readDeviceInformation(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	given: IDataObject,
-): IDataObject {
+export function readDeviceInformation(item: Item, given: IDataObject): IDataObject {
 	const device: IDataObject = { ...DEFAULT_DEVICE };
 	for (const [name, value] of Object.entries(given)) {
 		if (value === '' || value === undefined || value === null) continue;
 		if (NUMBER_FIELDS.includes(name)) {
 			const number = Number(value);
 			if (!Number.isFinite(number))
-				invalidInput(
-					context.getNode(),
-					itemIndex,
+				item.fail(
 					`Device Information ${name}`,
 					`must be a number (got ${JSON.stringify(value)})`,
 					'Map the value posted by the device data collection page, or remove the field to use the default',
@@ -133,30 +125,18 @@ const NEXT_STEP: Record<string, string> = {
 
 /** Checks whether the card needs 3-D Secure step-up before the payment. */
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
-	const itemIndex = item.index;
 	const reference = item.text('reference', 'Intent Reference');
 	const deviceInformation = readDeviceInformation(
-		this,
-		itemIndex,
-		this.getNodeParameter('deviceInformation', itemIndex, {}) as IDataObject,
+		item,
+		item.param<IDataObject>('deviceInformation', {}),
 	);
-	const answer = await sendOnce(this, {
-		credential: 'littlePayApiKeyApi',
-		method: 'POST',
-		path: `/pay/${encodeURIComponent(reference)}/enroll`,
-		body: { deviceInformation },
-		itemIndex,
-		cardData: true,
-	});
-	if (isLost(answer))
-		throwUnknownOutcome(
-			this,
-			itemIndex,
-			'enrolment check',
-			answer.reason,
-			'No payment was made; running Check Enrolment again is safe',
-		);
-	const data = expectSuccess(this, answer, itemIndex, true);
+	const data = await sendCardStep(
+		item,
+		`/pay/${encodeURIComponent(reference)}/enroll`,
+		{ deviceInformation },
+		'enrolment check',
+		'No payment was made; running Check Enrolment again is safe',
+	);
 	const action = String(data.action ?? '');
 	return {
 		reference,

@@ -1,4 +1,8 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import { throwUnknownOutcome } from '../../errors';
+import type { Item } from '../../item';
+import { expectSuccess, isLost, sendOnce } from '../../transport';
 
 export const intentReferenceField: INodeProperties = {
 	displayName: 'Intent Reference',
@@ -30,4 +34,28 @@ export function respondToWebhookNotice(page: string): INodeProperties {
 		type: 'notice',
 		default: '',
 	};
+}
+
+/**
+ * Sends one card step to Little Pay, once: no money moves, but a card is never resent blindly, so a
+ * lost answer fails the item with `check`; errors never echo the card data.
+ */
+export async function sendCardStep(
+	item: Item,
+	path: string,
+	body: IDataObject,
+	what: string,
+	check: string,
+): Promise<IDataObject> {
+	const { context, index: itemIndex } = item;
+	const answer = await sendOnce(context, {
+		credential: 'littlePayApiKeyApi',
+		method: 'POST',
+		path,
+		body,
+		itemIndex,
+		cardData: true,
+	});
+	if (isLost(answer)) throwUnknownOutcome(context, itemIndex, what, answer.reason, check);
+	return expectSuccess(context, answer, itemIndex, true);
 }

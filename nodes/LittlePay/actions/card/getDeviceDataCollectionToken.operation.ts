@@ -1,12 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { cardBrand, maskCardNumber, validateCard } from '../../helpers/card';
-import { expectSuccess, isLost, sendOnce } from '../../transport';
 import { showFor } from '../common';
 import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
-import { intentReferenceField } from './fields';
-import { throwUnknownOutcome } from '../../errors';
+import { intentReferenceField, sendCardStep } from './fields';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -69,24 +67,14 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 		expiry: this.getNodeParameter('expiry', itemIndex),
 		name: this.getNodeParameter('cardholderName', itemIndex),
 	});
-	const answer = await sendOnce(this, {
-		credential: 'littlePayApiKeyApi',
-		method: 'POST',
-		path: `/pay/${encodeURIComponent(reference)}/cspaToken`,
-		body: { type: 'CARDS', payment: { ...card } },
-		itemIndex,
-		cardData: true,
-	});
-	// No money moves at this step, but the card is not resent blindly either: the payer retries.
-	if (isLost(answer))
-		throwUnknownOutcome(
-			this,
-			itemIndex,
-			'card token request',
-			answer.reason,
-			'No payment was made. Ask the payer to submit the card again.',
-		);
-	const data = expectSuccess(this, answer, itemIndex, true);
+	// The payer retries a lost answer: the card is not resent blindly.
+	const data = await sendCardStep(
+		item,
+		`/pay/${encodeURIComponent(reference)}/cspaToken`,
+		{ type: 'CARDS', payment: { ...card } },
+		'card token request',
+		'No payment was made. Ask the payer to submit the card again.',
+	);
 	const paToken = (data.paToken ?? {}) as IDataObject;
 	return {
 		reference: data.reference ?? reference,

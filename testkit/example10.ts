@@ -1,6 +1,6 @@
-// Example 10 (the shop's books: payments shipped once, payouts and refunds recorded, one sweep, the daily
-// statement) published in a real n8n with its schedules on demand, and the statement e-mail read back; used
-// by the ship-once and books suites.
+// Example 10 (every paid order shipped once) and example 11 (the books: payouts and refunds swept, refund
+// callbacks, the daily statement of all three kinds) published in a real n8n with their schedules on demand,
+// and the statement e-mail read back; used by the ship-once and books suites.
 import { startSandbox } from '../sandbox';
 import type { SandboxHandle, SandboxOptions } from '../sandbox';
 import { startMailSink } from './mailSink';
@@ -29,18 +29,25 @@ export interface PublishedExample10 {
 	ids: { basicId: string; apiKeyId: string };
 	/** Every placeholder of examples 3, 4 and 10 with its value here. */
 	replacements: Record<string, string>;
+	/** Example 10's workflow. */
 	workflowId: string;
+	/** Example 11's workflow (the books). */
+	booksWorkflowId: string;
 	orderUrl: string;
+	/** Example 10's sweep: the payments. */
 	sweepUrl: string;
+	/** Example 11's sweep: the payouts and refunds. */
+	booksSweepUrl: string;
+	/** Example 11's daily statement. */
 	statementUrl: string;
 	triggerUrl: string;
-	/** The Refund Callbacks trigger's production URL with the token, as a refund's Callback URL. */
+	/** Example 11's Refund Callbacks trigger's production URL with the token, as a refund's Callback URL. */
 	refundCallbackUrl: string;
 }
 
 /**
- * Example 10 set up and published in `n8n`: the sandbox credentials, the mailbox's SMTP credential, the
- * examples' Data Tables, the intents' Callback URL on this n8n, and the sweep and the statement on demand (a
+ * Examples 10 and 11 set up and published in `n8n`: the sandbox credentials, the mailbox's SMTP credential, the
+ * examples' Data Tables, the intents' Callback URL on this n8n, and the sweeps and the statement on demand (a
  * Webhook under each Schedule Trigger's name keeps its connections; it answers once its path has run, with
  * no data, since a sweep that claims nothing has no last item). Returns the tables and the URLs.
  */
@@ -76,17 +83,24 @@ export async function publishExample10(
 		if (!create) throw new Error('example 10 has no Create Payment Intent node');
 		(create.parameters as Json).callbackUrl = callbackUrl;
 	}
-	const onDemand = (name: string, path: string) => {
+	const onDemand = (nodes: Json[], name: string, path: string) => {
 		const at = nodes.findIndex(
 			(n) => n.name === name && n.type === 'n8n-nodes-base.scheduleTrigger',
 		);
-		if (at < 0) throw new Error(`example 10 has no Schedule Trigger named ${name}`);
+		if (at < 0) throw new Error(`example 10 or 11 has no Schedule Trigger named ${name}`);
 		nodes[at] = { ...lastNodeWebhookNode(path, name, 'noData'), position: nodes[at].position };
+		if (nodes.some((n) => n.type === 'n8n-nodes-base.scheduleTrigger' && n.name === name))
+			throw new Error(`two Schedule Triggers named ${name}`);
 	};
-	onDemand('Every 15 Minutes', 'littlepay-sweep');
-	onDemand('Every Day at 18:00', 'littlepay-statement');
+	onDemand(nodes, 'Every 15 Minutes', 'littlepay-sweep');
 	if (nodes.some((n) => n.type === 'n8n-nodes-base.scheduleTrigger'))
 		throw new Error('example 10 has a Schedule Trigger the test does not run on demand');
+	const books = loadExample('11-books.json', replacements);
+	const booksNodes = books.nodes as Json[];
+	onDemand(booksNodes, 'Every 15 Minutes', 'littlepay-books-sweep');
+	onDemand(booksNodes, 'Every Day at 18:00', 'littlepay-statement');
+	if (booksNodes.some((n) => n.type === 'n8n-nodes-base.scheduleTrigger'))
+		throw new Error('example 11 has a Schedule Trigger the test does not run on demand');
 	if (takeOverAfterSeconds !== undefined) {
 		// The sweep takes over claims older than 10 minutes; a test cannot wait that long.
 		const conditions = (
@@ -99,23 +113,31 @@ export async function publishExample10(
 		age.keyValue = `={{ $now.minus({ seconds: ${takeOverAfterSeconds} }).toISO() }}`;
 	}
 	const trigger = nodes.find((n) => n.name === 'Little Pay Trigger');
-	const refundTrigger = nodes.find((n) => n.name === 'Refund Callbacks');
+	const refundTrigger = booksNodes.find((n) => n.name === 'Refund Callbacks');
 	if (!trigger || !refundTrigger)
-		throw new Error('example 10 has no Little Pay Trigger or no Refund Callbacks trigger');
+		throw new Error(
+			'example 10 has no Little Pay Trigger or example 11 no Refund Callbacks trigger',
+		);
 	const { id, versionId } = await api.createWorkflow(workflow);
 	await api.activateWorkflow(id, versionId);
+	const booksWorkflow = await api.createWorkflow(books);
+	await api.activateWorkflow(booksWorkflow.id, booksWorkflow.versionId);
 	const triggerUrl = `${n8nUrl}/webhook/${String(trigger.webhookId)}/littlepay`;
+	const refundTriggerUrl = `${n8nUrl}/webhook/${String(refundTrigger.webhookId)}/littlepay`;
 	await waitForWebhook(triggerUrl);
+	await waitForWebhook(refundTriggerUrl);
 	return {
 		tables,
 		ids,
 		replacements,
 		workflowId: id,
+		booksWorkflowId: booksWorkflow.id,
 		orderUrl: `${n8nUrl}/webhook/littlepay-order`,
 		sweepUrl: `${n8nUrl}/webhook/littlepay-sweep`,
+		booksSweepUrl: `${n8nUrl}/webhook/littlepay-books-sweep`,
 		statementUrl: `${n8nUrl}/webhook/littlepay-statement`,
 		triggerUrl,
-		refundCallbackUrl: `${n8nUrl}/webhook/${String(refundTrigger.webhookId)}/littlepay?token=${REFUND_CALLBACK_CHECK}`,
+		refundCallbackUrl: `${refundTriggerUrl}?token=${REFUND_CALLBACK_CHECK}`,
 	};
 }
 

@@ -1,8 +1,8 @@
 // Issue 37, the books of a day in a real n8n 2.41.1: example 10 takes 50 orders, example 3 refunds 6 of the
 // paid ones, example 4 pays out 20 rows, and every callback (payments and refunds) goes to a dead URL. One
-// sweep of example 10 must leave every payment and payout row final and every refund row final or open with
+// sweep (example 10's of the payments, example 11's of the payouts and refunds) must leave every payment and payout row final and every refund row final or open with
 // the reason and the next step; the daily statement must equal the sandbox's ledger line by line (counts and
-// sums per kind, fees, net) to the cent. Then the lost callbacks are delivered late: the refunds they close
+// sums per kind, fees, net) to the cent (example 11's statement). Then the lost callbacks are delivered late: the refunds they close
 // are closed once, nothing ships or changes otherwise, and a second delivery runs nothing. Examples 3 and 4
 // run a second time: still one row per refund and payout, nobody refunded or paid twice.
 import { randomUUID } from 'node:crypto';
@@ -83,6 +83,11 @@ describe('the books of a day: payments, refunds and payouts, every callback lost
 	const callbackLog = async (): Promise<CallbackLogEntry[]> =>
 		(await axios.get(`${ctx.sandbox.baseUrl}/sandbox/callbacks`)).data.data.callbacks;
 	const rows = (tableId: string) => ctx.api.dataTableRows(tableId);
+	/** The executions of examples 10 and 11 once they have settled. */
+	const executions = async () => [
+		...(await settledExecutions(ctx.api, ctx.workflowId)),
+		...(await settledExecutions(ctx.api, ctx.booksWorkflowId)),
+	];
 	const pay = (reference: string, mobile: string) =>
 		axios.post(`${ctx.sandbox.baseUrl}/pay/${reference}/process`, {
 			type: 'MPESA',
@@ -234,7 +239,8 @@ describe('the books of a day: payments, refunds and payouts, every callback lost
 		// One sweep.
 		const postsBefore = (await requests()).filter((r) => r.method === 'POST').length;
 		await post(ctx.sweepUrl);
-		const afterSweep = await settledExecutions(ctx.api, ctx.workflowId);
+		await post(ctx.booksSweepUrl);
+		const afterSweep = await executions();
 		expect(afterSweep.filter((e) => e.status !== 'success')).toEqual([]);
 		// A sweep reads: only the shipments' claims wrote (in n8n), no request that moves money was sent.
 		expect(
@@ -349,10 +355,10 @@ describe('the books of a day: payments, refunds and payouts, every callback lost
 				validateStatus: () => true,
 			});
 		const shipmentsBefore = await rows(ctx.tables.shipmentsId);
-		const known = new Set((await settledExecutions(ctx.api, ctx.workflowId)).map((e) => e.id));
+		const known = new Set((await executions()).map((e) => e.id));
 		const answers = await Promise.all(late.map(deliver));
 		expect(answers.filter((a) => a.status !== 200)).toEqual([]);
-		const afterLate = await settledExecutions(ctx.api, ctx.workflowId);
+		const afterLate = await executions();
 		const fresh = afterLate.filter((e) => !known.has(e.id));
 		expect(fresh.filter((e) => e.status !== 'success')).toEqual([]);
 		// payment.completed and the refund events run once each; payment.failed is not listened for.
@@ -365,7 +371,7 @@ describe('the books of a day: payments, refunds and payouts, every callback lost
 		expect(again.map((a) => [a.status, (a.data as Json).duplicate])).toEqual(
 			listened.map(() => [200, true]),
 		);
-		expect((await settledExecutions(ctx.api, ctx.workflowId)).length).toBe(afterLate.length);
+		expect((await executions()).length).toBe(afterLate.length);
 
 		// Nothing shipped again, no payment or payout row changed, and each open refund took the ledger's status.
 		expect(await rows(ctx.tables.shipmentsId)).toEqual(shipmentsBefore);

@@ -2,15 +2,20 @@
 // words merchants type, fill every operation from the fields its panel shows, read the unit of every
 // amount without hovering, and find how to test the trigger. Saves one screenshot per operation
 // under docs/screenshots/ (shown in the README). `npm test` builds dist/ before this runs.
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+import axios from 'axios';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 
 import { OPERATIONS } from '../../nodes/LittlePay/actions/registry';
 import { N8nApi, OWNER, REPO_ROOT, startN8n } from '../../testkit/n8n';
 import type { N8nServer } from '../../testkit/n8n';
+import { createSandboxIntent, sandboxCredentials } from '../../testkit/n8nRuns';
+import { startSandbox } from '../../sandbox';
+import type { SandboxHandle } from '../../sandbox';
 
 jest.setTimeout(600000);
 
@@ -495,9 +500,131 @@ describe("a merchant's first hour in the n8n editor", () => {
 		).map(firstLine);
 		expect(labels).not.toContain('Public Key');
 		expect(labels).not.toContain('Timestamp Tolerance (Seconds)');
-		expect(labels[0]).toBe('Confirm With Status API');
+		expect(labels.slice(0, 2)).toEqual(['Credential', 'Confirm With Status API']);
 		await page.screenshot({ path: join(SHOTS, 'trigger.png') });
 		await closePanel();
 		expect(consoleErrors.slice(errorsBefore)).toEqual([]);
+	});
+});
+
+// A merchant's third hour (issue 39), in the demo's set-up: the sandbox and exactly the credentials
+// `npm start` makes (one Client ID and Secret, one API key, both on the sandbox), in a new workflow.
+describe("a merchant's third hour in the demo's editor", () => {
+	let sandbox: SandboxHandle;
+	let n8n: N8nServer;
+	let browser: Browser;
+	let page: Page;
+
+	beforeAll(async () => {
+		mkdirSync(SHOTS, { recursive: true });
+		sandbox = await startSandbox({ port: 0, quiet: true, pinDelayMs: 500 });
+		n8n = await startN8n();
+		const api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		await sandboxCredentials(api, sandbox, 'Little Pay sandbox');
+		browser = await chromium.launch({
+			executablePath: '/usr/bin/chromium',
+			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+		});
+		page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+		await page.goto(`${n8n.url}/signin`);
+		await page.fill('input[name="emailOrLdapLoginId"]', OWNER.email);
+		await page.fill('input[name="password"]', OWNER.password);
+		await page.click('[data-test-id="form-submit-button"]');
+		await page.waitForURL(/\/home/);
+	});
+
+	afterAll(async () => {
+		await browser?.close();
+		await n8n?.stop();
+		await sandbox?.close();
+	});
+
+	/** Adds a Little Pay node to a new workflow from the node creator, as a merchant does, by the words of its action. */
+	async function addFromNodeCreator(action: string): Promise<void> {
+		await page.goto(`${n8n.url}/workflow/new`);
+		await page.click(
+			'[data-test-id="node-creator-plus-button"], [data-test-id="canvas-plus-button"]',
+		);
+		await page.locator('[data-test-id="node-creator"] input').first().fill('little pay');
+		await page.getByText('Little Pay', { exact: true }).first().click();
+		await page.locator('[data-test-id="node-creator"]').getByText(action, { exact: true }).click();
+		await page.waitForSelector('[data-test-id="ndv"]');
+		await page.waitForTimeout(1500);
+	}
+
+	/** The values of the open panel's inputs: a selected credential's name is one. */
+	async function inputValues(): Promise<string[]> {
+		return await page
+			.locator('[data-test-id="ndv"] input')
+			.evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+	}
+
+	it("a new trigger, executed, gets the sandbox's signed callback as a test event with nothing pasted; a forged one ends the test with the reason", async () => {
+		await addFromNodeCreator('On any event');
+		const ndv = page.locator('[data-test-id="ndv"]');
+		// n8n selected the one API key credential there is: the sandbox's.
+		expect(await inputValues()).toContain('Little Pay sandbox (API key)');
+		expect(await ndv.innerText()).toMatch(
+			/Keep it on: off, anyone who learns this URL can send a made-up 'paid' callback/,
+		);
+		await page.locator('[title="Click to display webhook URLs"]').click();
+		const testUrl = (await ndv.innerText()).match(/http:\/\/\S*\/webhook-test\/\S*/)?.[0];
+		expect(testUrl).toMatch(/\/littlepay$/);
+
+		await page.locator('[data-test-id="node-execute-button"]').first().click();
+		await ndv.getByText('Listening for test event').waitFor();
+		const reference = await createSandboxIntent(sandbox, {
+			amount: 300,
+			description: 'Test event',
+			key: 'testevent01',
+			callbackUrl: testUrl!,
+		});
+		await axios.post(`${sandbox.baseUrl}/pay/${reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
+		await ndv.getByText('payment.completed').first().waitFor({ timeout: 30000 });
+		expect(await ndv.innerText()).toContain(reference);
+		await page.screenshot({ path: join(SHOTS, 'trigger-test-event.png') });
+		// The sandbox's delivery log: the callback was answered 2xx, not 401.
+		const log = await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`);
+		const deliveries = (log.data.data.callbacks as Array<{ body: string; status?: number }>).filter(
+			(d) => d.body.includes(reference),
+		);
+		expect(deliveries.map((d) => d.status)).toEqual([200]);
+
+		// A forged "paid" callback to the same Test URL: refused 401, and the panel says why.
+		await page.locator('[data-test-id="node-execute-button"]').first().click();
+		await ndv.getByText('Listening for test event').waitFor();
+		const forger = generateKeyPairSync('rsa', { modulusLength: 2048 });
+		const raw = JSON.stringify({
+			reference: 'LP-FORGED-1',
+			status: 'COMPLETED',
+			amount: 99000,
+			key: 'forged01',
+			currency: 'KES',
+			provider: 'MPESA',
+			date: new Date().toISOString(),
+		});
+		const timestamp = String(Math.floor(Date.now() / 1000));
+		const signature = sign('sha256', Buffer.from(`${timestamp}.${raw}`), forger.privateKey);
+		const answer = await axios.post(testUrl!, raw, {
+			headers: {
+				'content-type': 'application/json',
+				'x-littlepay-timestamp': timestamp,
+				'x-littlepay-signature': signature.toString('base64'),
+			},
+			validateStatus: () => true,
+		});
+		expect(answer.status).toBe(401);
+		await ndv
+			.getByText(
+				'Refused a callback (bad-signature): Little Pay was answered 401 and nothing after this trigger ran',
+			)
+			.first()
+			.waitFor({ timeout: 30000 });
+		expect(await ndv.innerText()).toMatch(/Keep Verify Signatures on/);
+		await page.screenshot({ path: join(SHOTS, 'trigger-refused.png') });
 	});
 });

@@ -66,16 +66,8 @@ export class LittlePay implements INodeType {
 			type: 'options',
 			noDataExpression: true,
 			options: [
-				{
-					name: 'Card (3-D Secure)',
-					value: 'card',
-					description: 'The five steps of a card payment with the bank check',
-				},
-				{
-					name: 'Disbursement',
-					value: 'disbursement',
-					description: 'Pay out to mobile money wallets',
-				},
+				// n8n lists the actions by these names, alphabetically (its linter's rule): named so that
+				// what most merchants come for, Mobile Money, comes first and the five card steps later.
 				{
 					name: 'Mobile Money',
 					value: 'mobileMoney',
@@ -87,9 +79,19 @@ export class LittlePay implements INodeType {
 					description: 'Look up or wait for the payment of an existing intent',
 				},
 				{
+					name: 'Payment Card (3-D Secure)',
+					value: 'card',
+					description: 'The five steps of a card payment with the bank check',
+				},
+				{
 					name: 'Payment Intent',
 					value: 'paymentIntent',
 					description: 'A payment request: amount, description and checkout link',
+				},
+				{
+					name: 'Payout (Disbursement)',
+					value: 'disbursement',
+					description: 'Pay out to mobile money wallets',
 				},
 				{
 					name: 'Refund',

@@ -77,6 +77,22 @@ function credentialHint(response: GatewayAnswer): string | undefined {
 	return `Check the credentials: Little Pay refused the ${help.values} of the "${help.name}" credential. ${help.fix}`;
 }
 
+/**
+ * For 401 and 403: the message leads with the credential Little Pay refused, by the name the merchant
+ * gave it (else the type's name in the editor), then the gateway's words ("X-API-KEY is wrong").
+ */
+function refusedCredential(
+	context: IExecuteFunctions,
+	response: GatewayAnswer,
+	gatewayWords: string,
+): string | undefined {
+	if ((response.statusCode !== 401 && response.statusCode !== 403) || !response.credential)
+		return undefined;
+	const selected = context.getNode().credentials?.[response.credential]?.name;
+	const name = selected ?? CREDENTIAL_HELP[response.credential].name;
+	return `Little Pay refused the credential "${name}": ${gatewayWords}`;
+}
+
 /** Turns a Little Pay error answer into a NodeApiError with the gateway's message and a hint. */
 export function throwGatewayError(
 	context: IExecuteFunctions,
@@ -94,7 +110,7 @@ export function throwGatewayError(
 		? ({ message, code: response.data.code ?? null } as JsonObject)
 		: (response.data as JsonObject);
 	throw new NodeApiError(context.getNode(), body, {
-		message: `Little Pay: ${message}`,
+		message: refusedCredential(context, response, message) ?? `Little Pay: ${message}`,
 		description:
 			credentialHint(response) ??
 			HINTS[response.statusCode] ??

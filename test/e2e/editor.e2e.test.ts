@@ -247,7 +247,7 @@ describe("a merchant's first hour in the n8n editor", () => {
 		await n8n?.stop();
 	});
 
-	it.each(['mpesa', 'payout', 'pay out', 'mobile money'])(
+	it.each(['mpesa', 'payout', 'pay out', 'mobile money', 'reconcile'])(
 		'finds Little Pay in the node creator by "%s"',
 		async (words) => {
 			await page.goto(`${n8n.url}/workflow/new`);
@@ -500,7 +500,7 @@ describe("a merchant's first hour in the n8n editor", () => {
 		).map(firstLine);
 		expect(labels).not.toContain('Public Key');
 		expect(labels).not.toContain('Timestamp Tolerance (Seconds)');
-		expect(labels.slice(0, 2)).toEqual(['Credential', 'Confirm With Status API']);
+		expect(labels[0]).toBe('Confirm With Status API');
 		await page.screenshot({ path: join(SHOTS, 'trigger.png') });
 		await closePanel();
 		expect(consoleErrors.slice(errorsBefore)).toEqual([]);
@@ -559,6 +559,27 @@ describe("a merchant's third hour in the demo's editor", () => {
 			.locator('[data-test-id="ndv"] input')
 			.evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
 	}
+
+	it('the action list opens with Mobile Money, and says which of Get Charges and Quote Fee prices one payout', async () => {
+		await page.goto(`${n8n.url}/workflow/new`);
+		await page.click(
+			'[data-test-id="node-creator-plus-button"], [data-test-id="canvas-plus-button"]',
+		);
+		await page.locator('[data-test-id="node-creator"] input').first().fill('little pay');
+		await page.getByText('Little Pay', { exact: true }).first().click();
+		const creator = page.locator('[data-test-id="node-creator"]');
+		await creator
+			.getByText(/^Actions/)
+			.first()
+			.click();
+		await creator.getByText('Quote the fee of one payout').first().waitFor();
+		const text = await creator.innerText();
+		const actions = text.slice(text.search(/Actions/));
+		// The first action group is Mobile Money; the card steps come after the payments.
+		expect(actions.search(/mobile money/i)).toBeLessThan(actions.search(/card/i));
+		expect(actions).toContain('Get the charges table of every network');
+		await page.screenshot({ path: join(SHOTS, 'actions.png') });
+	});
 
 	it("a new trigger, executed, gets the sandbox's signed callback as a test event with nothing pasted; a forged one ends the test with the reason", async () => {
 		await addFromNodeCreator('On any event');

@@ -47,8 +47,8 @@ describe('payout outcome', () => {
 			outcome: 'failed',
 			reason: 'Wallet limit reached',
 			failureCode: 'recipient-limit',
-			retry: 'check-first',
-			nextStep: expect.any(String),
+			retry: 'new-attempt',
+			nextStep: expect.stringMatching(/^Nothing was paid\. /),
 			amount: 500,
 			currency: 'KES',
 			fee: 7,
@@ -67,6 +67,12 @@ describe('payout outcome', () => {
 		expect(payoutItem({ status: 'failed' }, 'failed').reason).toBe(
 			'Little Pay reported the payout as failed without a reason',
 		);
+		// A failure the node has no code for still did not pay: a new attempt, not "it may have happened".
+		expect(payoutItem({ status: 'failed', message: 'Switch said no' }, 'failed')).toMatchObject({
+			failureCode: 'unknown',
+			retry: 'new-attempt',
+			nextStep: expect.stringMatching(/^Nothing was paid: Little Pay reports the payout failed/),
+		});
 		expect(payoutItem({ ...record, status: 'pending' }, 'pending')).toMatchObject({
 			reason: null,
 			settledAt: null,

@@ -777,6 +777,17 @@ describe("the tool's default description", () => {
 		);
 	});
 
+	it('counts one call in the singular: "at most 1 call that moves money", not "1 calls"', () => {
+		const one = describeTool({
+			resource: 'disbursement',
+			operation: 'create',
+			spendingLimits: { maxCountPerExecution: 1, maxCountPerSession: 3 },
+		});
+		expect(one).toContain('at most 1 call that moves money per agent run (over MCP: per hour)');
+		expect(one).toContain('at most 3 calls that move money per chat session');
+		expect(one).not.toMatch(/\b1 calls\b/);
+	});
+
 	it("keeps a 0.1.0 tool's manual description (n8n's selector set to Set Manually)", () => {
 		expect(
 			describeTool({

@@ -72,11 +72,13 @@ describe('failure codes', () => {
 		}));
 		const result = await run('disbursement-create.json', rows);
 		const out = result.output('Little Pay').map((o) => o.json);
+		// A settled failure did not pay anyone: a new attempt (new key), never "check first".
 		expect(out.map((o) => [o.outcome, o.failureCode, o.retry])).toEqual([
-			['failed', 'recipient-limit', 'check-first'],
+			['failed', 'recipient-limit', 'new-attempt'],
 			['failed', 'recipient-not-registered', 'no'],
 		]);
 		expect(out.map((o) => o.reason)).toEqual([expect.any(String), expect.any(String)]);
+		expect(out[0].nextStep).toMatch(/^Nothing was paid\. /);
 	});
 
 	it('refunds: a reversal the network refuses, and a payment that cannot be refunded, have their codes', async () => {

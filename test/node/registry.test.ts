@@ -128,7 +128,7 @@ describe('Disbursement: Wait for Settlement, once missing from two tables', () =
 
 	it('has its canvas subtitle', () => {
 		const wait = OPERATIONS.find((o) => o.id === 'disbursement:waitForSettlement')!;
-		expect(canvasSubtitle(wait)).toBe('Wait to Settle · Disbursement');
+		expect(canvasSubtitle(wait)).toBe('Wait for Settlement · Payout');
 	});
 
 	it('a dry run of Pay Out says Check Only on the canvas', () => {

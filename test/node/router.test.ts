@@ -230,10 +230,12 @@ describe('Gateway errors become NodeApiErrors with a hint', () => {
 		const result = await run('payment-get-status.json', [{ paymentId: 'order1' }], {
 			credentials: wrong,
 		});
+		// The message leads with the credential by the name the merchant gave it (the engine names each
+		// credential after its type), then the gateway's words.
 		expect(result.error).toMatchObject({
 			name: 'NodeApiError',
 			httpCode: '401',
-			message: expect.stringMatching(/^Little Pay: /),
+			message: 'Little Pay refused the credential "littlePayApiKeyApi": X-API-KEY is wrong',
 		});
 		expect(result.error?.description).toBe(
 			'Check the credentials: Little Pay refused the API key of the "Little Pay (API Key) API" credential. Open it under Credentials and paste the current key from the Little Pay dashboard: Merchants, Merchant Settings, Security tab (after a rotation only the new key works, and it is shown once).',
@@ -251,7 +253,11 @@ describe('Gateway errors become NodeApiErrors with a hint', () => {
 		};
 		const item = intent();
 		const result = await run('router-payment-intent.json', [item], { credentials: wrong });
-		expect(result.error).toMatchObject({ name: 'NodeApiError', httpCode: '401' });
+		expect(result.error).toMatchObject({
+			name: 'NodeApiError',
+			httpCode: '401',
+			message: expect.stringMatching(/^Little Pay refused the credential "littlePayBasicApi": /),
+		});
 		expect(result.error?.description).toContain('Check the credentials');
 		expect(result.error?.description).toContain(
 			'"Little Pay (Client ID and Secret) API" credential',

@@ -153,3 +153,21 @@ export function failureOfError(error: unknown): FailureCode {
 export function failureFields(code: FailureCode): IDataObject {
 	return { failureCode: code, retry: FAILURES[code].retry, nextStep: FAILURES[code].next };
 }
+
+/**
+ * The fields of a payout Little Pay reports as failed (its record, or a creation answered FAILED): it
+ * did not happen, so nothing needs checking first. A rule that says "check first" (it may have
+ * happened) becomes a new attempt with a new key; the code and Little Pay's words stay.
+ */
+export function settledPayoutFailureFields(code: FailureCode): IDataObject {
+	const fields = failureFields(code);
+	if (fields.retry !== 'check-first') return fields;
+	return {
+		...fields,
+		retry: 'new-attempt',
+		nextStep:
+			code === 'unknown'
+				? 'Nothing was paid: Little Pay reports the payout failed. Read its reason; pay again with a new key if the payout still stands'
+				: `Nothing was paid. ${FAILURES[code].next}`,
+	};
+}

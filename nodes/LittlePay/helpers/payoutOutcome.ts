@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { failureFields, failureOfText } from './failures';
+import { failureOfText, settledPayoutFailureFields } from './failures';
 
 /**
  * What is known about a payout, the one value a workflow branches on: `accepted` (Little Pay took
@@ -121,7 +121,9 @@ export function payoutItem(
 		settledAt: final ? (textOrNull(record.settledAt ?? record.completedAt) ?? null) : null,
 		gatewayStatus: record.status ?? null,
 		message: textOrNull(record.message),
-		...(outcome === 'failed' ? failureFields(failureOfText(failureReason(record))) : {}),
+		...(outcome === 'failed'
+			? settledPayoutFailureFields(failureOfText(failureReason(record)))
+			: {}),
 	};
 }
 

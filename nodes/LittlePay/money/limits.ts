@@ -118,7 +118,7 @@ export const LIMITS: Limit[] = [
 		field: amountField('How many money moves this node may make in one execution; 0 = no limit', 0),
 		credential: true,
 		inForce:
-			"if (l.maxCountPerExecution) parts.push('at most ' + l.maxCountPerExecution + ' calls that move money per agent run (over MCP: per hour)');",
+			"if (l.maxCountPerExecution) parts.push('at most ' + l.maxCountPerExecution + (l.maxCountPerExecution === 1 ? ' call that moves' : ' calls that move') + ' money per agent run (over MCP: per hour)');",
 		checkedAt: 4,
 		check: execution.count,
 	},
@@ -143,7 +143,7 @@ export const LIMITS: Limit[] = [
 		),
 		credential: false,
 		inForce:
-			"if (l.maxCountPerSession) parts.push('at most ' + l.maxCountPerSession + ' calls that move money per chat session');",
+			"if (l.maxCountPerSession) parts.push('at most ' + l.maxCountPerSession + (l.maxCountPerSession === 1 ? ' call that moves' : ' calls that move') + ' money per chat session');",
 		checkedAt: 6,
 		check: session.count,
 	},

@@ -28,14 +28,16 @@ export const header: INodeProperties[] = [
 		{
 			name: 'Get Charges',
 			value: 'getCharges',
-			action: 'Get withdrawal charges',
-			description: 'List networks, limits and fee tiers',
+			action: 'Get the charges table of every network',
+			description:
+				'The whole table: every network with its limits and fee tiers. To price one payout, use Quote Fee.',
 		},
 		{
 			name: 'Quote Fee',
 			value: 'quoteFee',
-			action: 'Quote the fee of a disbursement',
-			description: 'Fee and limits for an amount on a network, without paying',
+			action: 'Quote the fee of one payout',
+			description:
+				'The fee for one amount on one network, and whether it is within the limits, without paying. For the whole table, use Get Charges.',
 		},
 		{
 			name: 'Reconcile',

@@ -15,7 +15,7 @@ import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './sett
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
-	subtitle: 'Wait to Settle · Disbursement',
+	subtitle: 'Wait for Settlement · Payout',
 	rowKey: { parameter: 'disbursementId', field: 'id' },
 };
 

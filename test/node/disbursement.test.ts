@@ -46,6 +46,7 @@ describe('Disbursement: Create', () => {
 			id: expect.stringMatching(/^dsb_/),
 			key: item.key,
 			outcome: 'accepted',
+			alreadyExisted: false,
 			reason: null,
 			amount: 500,
 			currency: 'KES',

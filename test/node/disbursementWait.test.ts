@@ -103,18 +103,30 @@ describe('Disbursement: Create with Wait for Result: Until Settled', () => {
 		expect(third - second).toBeLessThan(1800);
 
 		// The same rows again: nobody is paid a second time, and the outcomes read the same.
+		// A re-run sends nothing, so it waits for nothing: the pending payout is not waited for again
+		// (it would hold the run for its whole 3 s timeout) and comes out as it stands: pending, timedOut.
 		const before = await ledger(sb);
+		const againStarted = Date.now();
 		const again = await run(
 			sb,
 			'disbursement-create.json',
 			rows.map((r) => ({ ...r, waitTimeout: 3 })),
 		);
+		const againElapsed = Date.now() - againStarted;
 		expect(again.error).toBeUndefined();
 		const againOut = again.output('Little Pay').map((o) => o.json);
 		expect(againOut.map((o) => o.alreadyExisted)).toEqual([true, true, true, true]);
+		// Whether the run paid anyone is the fourth column, right after the outcome.
+		expect(Object.keys(againOut[0]).slice(0, 4)).toEqual([
+			'id',
+			'key',
+			'outcome',
+			'alreadyExisted',
+		]);
 		expect(againOut.map((o) => [o.id, o.outcome, o.reason, o.timedOut])).toEqual(
 			out.map((o) => [o.id, o.outcome, o.reason, o.timedOut]),
 		);
+		expect(againElapsed).toBeLessThan(3000);
 		const after = await ledger(sb);
 		expect(after).toHaveLength(before.length);
 		for (const row of rows) expect(after.filter((d) => d.key === row.key)).toHaveLength(1);

@@ -5,7 +5,12 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
+import {
+	isUnsettled,
+	outcomeOfCreation,
+	outcomeOfRecord,
+	payoutItem,
+} from '../../helpers/payoutOutcome';
 import { enforceLimits } from '../../money/reserve';
 import { expectSuccess } from '../../transport';
 import { payoutPath, payoutRecordRequest } from '../../transport/gateway';
@@ -92,7 +97,7 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 		// One payout that never settles holds the whole run until the timeout, with nothing on screen:
 		// a minute shows the settled ones promptly; the rest are for Wait for Settlement later.
 		default: 60,
-		hint: 'Payouts still pending then come out pending with timedOut: true: look them up later with Disbursement: Wait for Settlement (IDs or keys)',
+		hint: 'Waits only for payouts this run sends (a re-run waits for none it finds under their keys). Still pending then: outcome pending, timedOut: true; look them up later with Wait for Settlement',
 		displayOptions: { show: { waitForResult: ['untilSettled'] }, hide: { checkOnly: [true] } },
 	},
 	optionsCollection([
@@ -198,12 +203,19 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	const data = expectSuccess(this, response, itemIndex);
 	const known = { key, method, amount, currency, to, fee };
 	// A creation answer says accepted at most; a record found under the key says where it stands.
-	const result =
+	const item =
 		outcome === 'created'
 			? payoutItem(data, outcomeOfCreation(data.status), known)
 			: payoutItem(data, outcomeOfRecord(data.status), known);
+	// Whether this run sent the payout is what a re-run is read for: it comes right after the outcome.
+	const result: IDataObject = {
+		id: item.id,
+		key: item.key,
+		outcome: item.outcome,
+		alreadyExisted: outcome === 'existed',
+		...item,
+	};
 	if (outcome === 'recovered') result.recovered = true;
-	if (outcome === 'existed') result.alreadyExisted = true;
 	return result;
 }
 
@@ -214,7 +226,14 @@ export async function afterItems(
 ): Promise<INodeExecutionData[]> {
 	if (isCheckOnly(this)) return [previewSummary(results)];
 	if (!isWaiting(this)) return [];
-	const payouts = results.flatMap((result, itemIndex) => (result ? [{ itemIndex, result }] : []));
+	// Only what this run sent is waited for: a payout found under its key (alreadyExisted) comes out
+	// as its record stands now, so a re-run that sends nothing does not wait the timeout again.
+	const payouts = results.flatMap((result, itemIndex) =>
+		result && result.alreadyExisted !== true ? [{ itemIndex, result }] : [],
+	);
 	await waitForSettlement(this, payouts, readSettleTimeout(this, 0), LOOKUPS_AT_ONCE);
+	// Not waited for: timedOut says, as for the others, whether it was still unsettled when the run ended.
+	for (const result of results)
+		if (result?.alreadyExisted === true) result.timedOut = isUnsettled(result.outcome);
 	return [];
 }

@@ -203,17 +203,17 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	const data = expectSuccess(this, response, itemIndex);
 	const known = { key, method, amount, currency, to, fee };
 	// A creation answer says accepted at most; a record found under the key says where it stands.
-	const item =
+	const payout =
 		outcome === 'created'
 			? payoutItem(data, outcomeOfCreation(data.status), known)
 			: payoutItem(data, outcomeOfRecord(data.status), known);
 	// Whether this run sent the payout is what a re-run is read for: it comes right after the outcome.
 	const result: IDataObject = {
-		id: item.id,
-		key: item.key,
-		outcome: item.outcome,
+		id: payout.id,
+		key: payout.key,
+		outcome: payout.outcome,
 		alreadyExisted: outcome === 'existed',
-		...item,
+		...payout,
 	};
 	if (outcome === 'recovered') result.recovered = true;
 	return result;

@@ -95,6 +95,19 @@ export const credentials: INodeCredentialDescription[] = [
 ];
 
 /**
+ * Creating an intent needs both credentials, and n8n 2.41 fills in only one on a new node (it selects a
+ * credential only while the node has none): the panel says so before the run, not the run's error after.
+ */
+const twoCredentialsNotice: INodeProperties = {
+	displayName:
+		'This step needs two credentials: the API key one and "Little Pay (Client ID and Secret) API". n8n selects only one on a new node: if one of the two just below is empty, pick it before you run.',
+	name: 'twoCredentialsNotice',
+	type: 'notice',
+	default: '',
+	displayOptions: { show: showForOperations(OPERATIONS.filter((o) => o.run.meta.createsIntent)) },
+};
+
+/**
  * One operation's panel: its own fields, then the fields every operation of its kind has (for money
  * operations the tool switch, Spending Limits and the tool description; for the others the tool
  * description), then its Options collection last, as n8n's nodes do.
@@ -115,5 +128,10 @@ export function properties(resourceSelector: INodeProperties): INodeProperties[]
 		...header,
 		...OPERATIONS.filter((o) => o.resource === resource).flatMap(panelOf),
 	]);
-	return [resourceSelector, ...moneyNotices(showForOperations(MONEY_OPERATIONS)), ...byResource];
+	return [
+		resourceSelector,
+		twoCredentialsNotice,
+		...moneyNotices(showForOperations(MONEY_OPERATIONS)),
+		...byResource,
+	];
 }

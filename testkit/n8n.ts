@@ -15,6 +15,7 @@ import {
 	statSync,
 	writeFileSync,
 } from 'node:fs';
+import { Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -306,7 +307,14 @@ export class N8nApi {
 	readonly http: AxiosInstance;
 
 	constructor(readonly url: string) {
-		this.http = axios.create({ baseURL: url, validateStatus: () => true, timeout: 30000 });
+		// A fresh connection per call: n8n closes idle keep-alive sockets after 5 s, and on a loaded machine a
+		// pooled socket it was closing (a burst of callbacks leaves hundreds) failed the next call with EPIPE.
+		this.http = axios.create({
+			baseURL: url,
+			validateStatus: () => true,
+			timeout: 30000,
+			httpAgent: new Agent({ keepAlive: false }),
+		});
 	}
 
 	private remember(setCookie: string[] | undefined) {

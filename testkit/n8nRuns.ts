@@ -6,6 +6,7 @@ import { join } from 'node:path';
 
 import axios from 'axios';
 import type { AxiosResponse } from 'axios';
+import { parse as parseFlatted } from 'flatted';
 
 import type { SandboxHandle } from '../sandbox';
 import { REPO_ROOT } from './n8n';
@@ -157,9 +158,40 @@ export async function runWorkflowViaWebhook(
 	await api.activateWorkflow(id, versionId);
 	const response = await postToNewWebhook(`${n8nUrl}/webhook/${path}`, {});
 	if (response.status !== 200)
-		throw new Error(`workflow run: HTTP ${response.status} ${JSON.stringify(response.data)}`);
+		throw new Error(
+			`workflow run: HTTP ${response.status} ${JSON.stringify(response.data)}; ` +
+				(await executionErrors(api, id)),
+		);
 	await api.http.post(`/rest/workflows/${id}/deactivate`, {});
 	return { items: response.data as Array<Record<string, unknown>>, workflowId: id };
+}
+
+/**
+ * What n8n recorded of a workflow's failed executions: the node that failed and its error, so a run that
+ * answered "Error in workflow" says why. Never throws: it only adds to another error's message.
+ */
+export async function executionErrors(api: N8nApi, workflowId: string): Promise<string> {
+	try {
+		const found: string[] = [];
+		for (const { id, status } of await api.executions(workflowId)) {
+			if (status === 'success') continue;
+			const full = await api.execution(id);
+			const data = parseFlatted(String(full.data)) as {
+				resultData?: {
+					error?: { message?: string; description?: string };
+					lastNodeExecuted?: string;
+				};
+			};
+			const error = data.resultData?.error;
+			found.push(
+				`execution ${id} ${status} at ${data.resultData?.lastNodeExecuted ?? '?'}: ` +
+					`${error?.message ?? 'no error recorded'}${error?.description ? ` (${error.description})` : ''}`,
+			);
+		}
+		return found.length ? found.join('; ') : 'no failed execution recorded';
+	} catch (e) {
+		return `its executions could not be read: ${(e as Error).message}`;
+	}
 }
 
 /**

@@ -18,6 +18,7 @@ import {
 } from '../../testkit/mcpClient';
 import { startQueueCluster } from '../../testkit/queueCluster';
 import type { QueueCluster } from '../../testkit/queueCluster';
+import type { ExampleTables } from '../../testkit/n8nRuns';
 import {
 	createExampleTables,
 	exampleReplacements,
@@ -115,6 +116,8 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 	let cluster: QueueCluster;
 	let api: N8nApi;
 	let ids: { basicId: string; apiKeyId: string };
+	// The Data Tables the examples keep their books in: example 4 records its payouts, example 10 its payments.
+	let tables: ExampleTables;
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({
@@ -128,6 +131,7 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 		api = new N8nApi(cluster.main.url!);
 		await api.setupOwner();
 		ids = await sandboxCredentials(api, sandbox, 'queue');
+		tables = await createExampleTables(api);
 	});
 
 	afterAll(async () => {
@@ -184,6 +188,7 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 			const workflow = loadExample(file, {
 				BASIC_CREDENTIAL_ID: ids.basicId,
 				API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+				...exampleReplacements(tables, 'queue0refund0token'),
 			});
 			for (const node of workflow.nodes as Array<{ parameters: Record<string, unknown> }>) {
 				if (typeof node.parameters.callbackUrl === 'string')
@@ -227,6 +232,12 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 		expect(sentNow).toBe(5);
 		const after = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data;
 		expect(after.disbursements.length - before.disbursements.length).toBe(5);
+		// Example 4 keeps the books: every payout sent, whichever worker sent it, is recorded under its key.
+		const sentKeys = (after.disbursements as Array<{ key: string }>)
+			.slice(before.disbursements.length)
+			.map((d) => d.key);
+		const booked = (await api.dataTableRows(tables.payoutsId)).map((row) => String(row.key));
+		expect([...new Set(booked)].sort()).toEqual([...new Set(sentKeys)].sort());
 		const keys = collected.map(([item]) => String(item.key));
 		const intents = after.intents as Array<{ key: string; status: string }>;
 		for (const key of keys) {
@@ -422,7 +433,6 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 	});
 
 	it('example 10: each payment callback delivered again to both webhook processes during a sweep on a worker ships each paid order once', async () => {
-		const tables = await createExampleTables(api);
 		const triggerWebhookId = randomUUID();
 		const workflow = example10ForQueue(
 			{

@@ -128,54 +128,59 @@ describe('the package in a real n8n server', () => {
 	});
 
 	it("tests credentials as n8n's credential dialog does, creating nothing at the gateway", async () => {
-		const m = sandbox.merchant;
-		const test = async (type: string, data: Record<string, unknown>) => {
-			// n8n tests only credentials the user may read, so the probe is saved first.
-			const id = await api.createCredential(`probe ${randomUUID()}`, type, data);
-			const res = await api.http.post('/rest/credentials/test', {
-				credentials: { id, name: 'probe', type, data },
+		// A sandbox of its own: its ledger holds only what this test made, whatever ran before it.
+		const own = await startSandbox({ port: 0, quiet: true });
+		try {
+			const m = own.merchant;
+			const test = async (type: string, data: Record<string, unknown>) => {
+				// n8n tests only credentials the user may read, so the probe is saved first.
+				const id = await api.createCredential(`probe ${randomUUID()}`, type, data);
+				const res = await api.http.post('/rest/credentials/test', {
+					credentials: { id, name: 'probe', type, data },
+				});
+				if (!res.data?.data)
+					throw new Error(`credentials/test: HTTP ${res.status} ${JSON.stringify(res.data)}`);
+				return res.data.data as { status: string; message: string };
+			};
+			const basic = {
+				clientId: m.clientId,
+				clientSecret: m.clientSecret,
+				tokenId: m.tokenId,
+				baseUrl: m.baseUrl,
+			};
+			expect(await test('littlePayBasicApi', basic)).toMatchObject({ status: 'OK' });
+			expect(await test('littlePayBasicApi', { ...basic, clientSecret: 'wrong' })).toMatchObject({
+				status: 'Error',
+				message: expect.stringMatching(/refused the client ID, client secret/),
 			});
-			if (!res.data?.data)
-				throw new Error(`credentials/test: HTTP ${res.status} ${JSON.stringify(res.data)}`);
-			return res.data.data as { status: string; message: string };
-		};
-		await axios.post(`${sandbox.baseUrl}/sandbox/reset`);
-		const basic = {
-			clientId: m.clientId,
-			clientSecret: m.clientSecret,
-			tokenId: m.tokenId,
-			baseUrl: m.baseUrl,
-		};
-		expect(await test('littlePayBasicApi', basic)).toMatchObject({ status: 'OK' });
-		expect(await test('littlePayBasicApi', { ...basic, clientSecret: 'wrong' })).toMatchObject({
-			status: 'Error',
-			message: expect.stringMatching(/refused the client ID, client secret/),
-		});
-		expect(await test('littlePayBasicApi', { ...basic, tokenId: 'nosuchtoken' })).toMatchObject({
-			status: 'Error',
-			message: expect.stringMatching(/token ID/),
-		});
-		expect(
-			await test('littlePayBasicApi', { ...basic, baseUrl: `${m.baseUrl}/nowhere` }),
-		).toMatchObject({ status: 'Error' });
-		expect(
-			await test('littlePayApiKeyApi', {
-				apiKey: m.apiKey,
-				baseUrl: m.baseUrl,
-				disbursementBaseUrl: '',
-			}),
-		).toMatchObject({ status: 'OK' });
-		expect(
-			await test('littlePayApiKeyApi', {
-				apiKey: 'wrong',
-				baseUrl: m.baseUrl,
-				disbursementBaseUrl: '',
-			}),
-		).toMatchObject({ status: 'Error' });
-		const ledger = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data;
-		expect([ledger.intents.length, ledger.disbursements.length, ledger.refunds.length]).toEqual([
-			0, 0, 0,
-		]);
+			expect(await test('littlePayBasicApi', { ...basic, tokenId: 'nosuchtoken' })).toMatchObject({
+				status: 'Error',
+				message: expect.stringMatching(/token ID/),
+			});
+			expect(
+				await test('littlePayBasicApi', { ...basic, baseUrl: `${m.baseUrl}/nowhere` }),
+			).toMatchObject({ status: 'Error' });
+			expect(
+				await test('littlePayApiKeyApi', {
+					apiKey: m.apiKey,
+					baseUrl: m.baseUrl,
+					disbursementBaseUrl: '',
+				}),
+			).toMatchObject({ status: 'OK' });
+			expect(
+				await test('littlePayApiKeyApi', {
+					apiKey: 'wrong',
+					baseUrl: m.baseUrl,
+					disbursementBaseUrl: '',
+				}),
+			).toMatchObject({ status: 'Error' });
+			const ledger = (await axios.get(`${own.baseUrl}/sandbox/ledger`)).data.data;
+			expect([ledger.intents.length, ledger.disbursements.length, ledger.refunds.length]).toEqual([
+				0, 0, 0,
+			]);
+		} finally {
+			await own.close();
+		}
 	});
 
 	it('starts the trigger workflow exactly once per genuine callback and never for a forged one', async () => {
@@ -673,6 +678,23 @@ describe('the package in a real n8n server', () => {
 				).at(-1)?.seq ?? 0;
 			const started = Date.now();
 			const references: string[] = [];
+			/** The answered deliveries of this trigger's callbacks for one payment (retries included). */
+			const answered = async (reference: string) =>
+				(
+					(await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data.callbacks as Array<{
+						url: string;
+						status?: number;
+						body: string;
+					}>
+				).filter(
+					(c) =>
+						c.url === url &&
+						c.status !== undefined &&
+						(JSON.parse(c.body) as { reference?: string }).reference === reference,
+				);
+			// One payment after the other: the second is paid only once the first one's callback has been
+			// refused (the alert decided), so which reference raises the alert does not depend on which of
+			// two concurrent callbacks n8n happens to handle first on a loaded machine.
 			for (const n of [1, 2]) {
 				const reference = await createSandboxIntent(sandbox, {
 					amount: 700,
@@ -685,13 +707,12 @@ describe('the package in a real n8n server', () => {
 					payment: { mobile: '254712345670' },
 				});
 				references.push(reference);
+				await waitFor(`the genuine callback of payment ${n} to be answered`, async () => {
+					const mine = await answered(reference);
+					return mine.length > 0 ? mine : undefined;
+				});
 			}
-			const refused = await waitFor('both genuine callbacks to be refused', async () => {
-				const callbacks = (await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
-					.callbacks as Array<{ url: string; status?: number }>;
-				const mine = callbacks.filter((c) => c.url === url && c.status !== undefined);
-				return mine.length >= 2 ? mine : undefined;
-			});
+			const refused = [...(await answered(references[0])), ...(await answered(references[1]))];
 			expect(refused.filter((c) => c.status !== 401)).toEqual([]);
 			const mail = await waitFor('the alert e-mail', async () => mailbox.messages()[0]);
 			const alertedInMs = Date.now() - started;
@@ -767,36 +788,41 @@ describe('the package in a real n8n server', () => {
 	});
 
 	it('fails bad input on the item, naming the field, and sends nothing to the gateway', async () => {
-		const ids = await sandboxCredentials(api, sandbox, 'bad input');
-		const cases: Array<[Record<string, unknown>, RegExp]> = [
-			[{ mobile: '+256 712 345 670' }, /Item 0: Mobile Number cannot be a MPESA number/],
-			[{ mobile: '07123' }, /Item 0: Mobile Number must have 9 digits/],
-			[{ amount: -5 }, /Item 0: Amount must be a positive number/],
-			[{ key: 'order-12/34' }, /Item 0: Key must contain only letters and digits/],
-			[{ callbackUrl: 'not a url' }, /Item 0: Callback URL is not an http\(s\) URL/],
-		];
-		await axios.post(`${sandbox.baseUrl}/sandbox/reset`);
-		for (const [change, message] of cases) {
-			const workflow = loadExample('1-mpesa-collect.json', {
-				BASIC_CREDENTIAL_ID: ids.basicId,
-				API_KEY_CREDENTIAL_ID: ids.apiKeyId,
-			});
-			const collect = (workflow.nodes as Array<Record<string, unknown>>)[1];
-			collect.onError = 'continueRegularOutput';
-			collect.parameters = {
-				...(collect.parameters as Record<string, unknown>),
-				callbackUrl: `${sandbox.baseUrl}/cb`,
-				...change,
-			};
-			const [item] = await runViaWebhook(api, n8n.url, {
-				...workflow,
-				name: `bad input ${JSON.stringify(change)}`,
-			});
-			expect(String(item.error)).toMatch(message);
+		// A sandbox of its own: its request log holds only what this test's runs sent.
+		const own = await startSandbox({ port: 0, quiet: true });
+		try {
+			const ids = await sandboxCredentials(api, own, 'bad input');
+			const cases: Array<[Record<string, unknown>, RegExp]> = [
+				[{ mobile: '+256 712 345 670' }, /Item 0: Mobile Number cannot be a MPESA number/],
+				[{ mobile: '07123' }, /Item 0: Mobile Number must have 9 digits/],
+				[{ amount: -5 }, /Item 0: Amount must be a positive number/],
+				[{ key: 'order-12/34' }, /Item 0: Key must contain only letters and digits/],
+				[{ callbackUrl: 'not a url' }, /Item 0: Callback URL is not an http\(s\) URL/],
+			];
+			for (const [change, message] of cases) {
+				const workflow = loadExample('1-mpesa-collect.json', {
+					BASIC_CREDENTIAL_ID: ids.basicId,
+					API_KEY_CREDENTIAL_ID: ids.apiKeyId,
+				});
+				const collect = (workflow.nodes as Array<Record<string, unknown>>)[1];
+				collect.onError = 'continueRegularOutput';
+				collect.parameters = {
+					...(collect.parameters as Record<string, unknown>),
+					callbackUrl: `${own.baseUrl}/cb`,
+					...change,
+				};
+				const [item] = await runViaWebhook(api, n8n.url, {
+					...workflow,
+					name: `bad input ${JSON.stringify(change)}`,
+				});
+				expect(String(item.error)).toMatch(message);
+			}
+			const received = (await axios.get(`${own.baseUrl}/sandbox/requests`)).data.data
+				.requests as unknown[];
+			expect(received).toEqual([]);
+		} finally {
+			await own.close();
 		}
-		const received = (await axios.get(`${sandbox.baseUrl}/sandbox/requests`)).data.data
-			.requests as unknown[];
-		expect(received).toEqual([]);
 	});
 	// The editor itself (search, every panel, the trigger's instructions) is test/e2e/editor.e2e.test.ts.
 });

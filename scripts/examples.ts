@@ -35,8 +35,6 @@ export async function importExamples(
 		.filter((f) => f.endsWith('.json'))
 		.sort()) {
 		let text = readFileSync(join(dir, file), 'utf8')
-			.split('{{SANDBOX_PUBLIC_KEY}}')
-			.join(JSON.stringify(sandbox.merchant.publicKeyPem).slice(1, -1))
 			.split('http://127.0.0.1:5678')
 			.join(webhookUrl)
 			.split('{{BASIC_CREDENTIAL_ID}}')

@@ -121,7 +121,10 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	/** How often each credential type was decrypted (n8n decrypts on every read). */
 	readonly decryptions: Record<string, number> = {};
 
-	constructor(private readonly credentials: Record<string, ICredentialDataDecryptedObject>) {
+	constructor(
+		private readonly credentials: Record<string, ICredentialDataDecryptedObject>,
+		private readonly littlePayAt?: string,
+	) {
 		super();
 	}
 
@@ -141,6 +144,10 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		node?: INode,
 	): Promise<IHttpRequestOptions> {
 		const type = CREDENTIAL_TYPES[typeName];
+		// A sandbox standing in for Little Pay: the node believes it talks to pay.little.africa.
+		if (this.littlePayAt && String(requestOptions.url).startsWith(LITTLE_PAY_URL))
+			requestOptions.url =
+				this.littlePayAt + String(requestOptions.url).slice(LITTLE_PAY_URL.length);
 		this.sent.push({
 			credential: typeName,
 			method: String(requestOptions.method ?? 'GET'),
@@ -252,7 +259,14 @@ export interface RunOptions {
 	 * data (saved as JSON) is run on, which passes the waiting node's input on without running it.
 	 */
 	resumeOf?: RunResult;
+	/**
+	 * Sends what the node addresses to https://pay.little.africa to this address instead (a sandbox
+	 * standing in for Little Pay), so a credential pointing at Little Pay can be run without the internet.
+	 */
+	littlePayAt?: string;
 }
+
+const LITTLE_PAY_URL = 'https://pay.little.africa';
 
 let executionSeq = 0;
 
@@ -334,7 +348,7 @@ export async function runWorkflow(
 		nodeTypes,
 		staticData: {},
 	});
-	const credentialsHelper = new TestCredentialsHelper(options.credentials);
+	const credentialsHelper = new TestCredentialsHelper(options.credentials, options.littlePayAt);
 	const mode = options.retryOf ? 'retry' : 'manual';
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: 'test-workflow',

@@ -68,7 +68,6 @@ export async function publishExample10(
 	const replacements = {
 		BASIC_CREDENTIAL_ID: ids.basicId,
 		API_KEY_CREDENTIAL_ID: ids.apiKeyId,
-		SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
 		SMTP_CREDENTIAL_ID: smtpId,
 		...exampleReplacements(tables, REFUND_CALLBACK_CHECK),
 	};

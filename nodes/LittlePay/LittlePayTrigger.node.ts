@@ -15,12 +15,16 @@ import { authorizeCallback, confirmWithStatus } from './callbacks/authorize';
 import { callbackEventId, callbackToItem, parseCallback } from './callbacks/callbackEvent';
 import {
 	checkCallbackSignature,
+	pastedKeyNotice,
+	pastedKeyWarning,
 	rawCallbackBody,
 	signatureOptionFields,
 } from './callbacks/callbackRequest';
+import { warnOnce } from './flows/output';
 import { admitOnce, recordAcceptedItems, triggerIdOf } from './callbacks/eventMemory';
 import { optionsCollection } from './actions/common';
 import { nodeError } from './errors';
+import { gatewayOf, webhookGateway } from './transport';
 
 /** Seconds a gateway is asked to wait when its key could not be fetched to check the signature. */
 const KEY_RETRY_AFTER_SECONDS = 30;
@@ -153,6 +157,7 @@ export class LittlePayTrigger implements INodeType {
 				default: '',
 				displayOptions: { show: { verifySignatures: [false] } },
 			},
+			pastedKeyNotice(),
 			{
 				displayName: 'Refund Callback Token',
 				name: 'refundToken',
@@ -252,7 +257,12 @@ export class LittlePayTrigger implements INodeType {
 		const notNow = admitOnce(this, triggerId, eventId);
 		if (notNow) return notNow;
 
-		const item = callbackToItem(callback, verified, eventId, record);
+		const item = callbackToItem(
+			callback,
+			{ verified, gateway: await webhookGateway(this) },
+			eventId,
+			record,
+		);
 		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;
 		// Refusals held since an alert whose window has passed go out with this callback (Refused output).
 		const held = (this.getNodeParameter('refusedOutput', false) as boolean)
@@ -273,6 +283,9 @@ export class LittlePayTrigger implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		recordAcceptedItems(this, items);
+		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+		if (options.publicKey)
+			warnOnce(this, pastedKeyWarning(options.publicKey, await gatewayOf(this, 0)));
 		// Alerts about refused callbacks (only with Output Refused Callbacks on) go out on the Refused output.
 		const refused = items.filter((i) => i.json.refused === true);
 		if (refused.length === 0) return [items];

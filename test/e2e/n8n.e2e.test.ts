@@ -184,8 +184,9 @@ describe('the package in a real n8n server', () => {
 	});
 
 	it('starts the trigger workflow exactly once per genuine callback and never for a forged one', async () => {
+		const ids = await sandboxCredentials(api, sandbox, 'receipts');
 		const workflow = loadExample('5-callback-receipt.json', {
-			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
+			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
 		});
 		const { id, versionId } = await api.createWorkflow(workflow);
 		await api.activateWorkflow(id, versionId);
@@ -657,10 +658,14 @@ describe('the package in a real n8n server', () => {
 		// The key Little Pay signs with is not the one pasted into the trigger, as after a key rotation.
 		const wrongKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
 		const workflow = loadExample('9-refused-callback-alert.json', {
-			SANDBOX_PUBLIC_KEY: wrongKey.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
 			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
 			SMTP_CREDENTIAL_ID: smtpId,
 		});
+		// The example ships Options > Public Key empty (the credential's gateway decides); paste a wrong one.
+		const alertTrigger = (workflow.nodes as Array<{ parameters: Record<string, unknown> }>)[0];
+		alertTrigger.parameters.options = {
+			publicKey: wrongKey.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+		};
 		const { id, versionId } = await api.createWorkflow(workflow);
 		await api.activateWorkflow(id, versionId);
 		const webhookId = (workflow.nodes as Array<{ webhookId?: string }>)[0].webhookId;

@@ -422,7 +422,7 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 
 	it('the trigger pattern (example 5): a failed attempt tells the payer, the payment that follows writes the one receipt', async () => {
 		const workflow = loadExample('5-callback-receipt.json', {
-			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
+			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
 		});
 		const trigger = (workflow.nodes as Json[])[0];
 		trigger.webhookId = `retry-${Date.now().toString(36)}`;
@@ -455,7 +455,6 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 		const workflow = loadExample('6-checkout-link-pause.json', {
 			BASIC_CREDENTIAL_ID: ids.basicId,
 			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
-			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
 		});
 		const nodes = workflow.nodes as Json[];
 		const path = `example6-${Date.now().toString(36)}`;

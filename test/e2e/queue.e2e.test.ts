@@ -142,7 +142,7 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 	/** Imports and activates a copy of example 5 (receipt on callback) with its own webhook id. */
 	async function activeReceiptWorkflow(): Promise<{ id: string; webhookId: string }> {
 		const workflow = loadExample('5-callback-receipt.json', {
-			SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
+			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
 		});
 		const webhookId = randomUUID();
 		(workflow.nodes as Array<{ webhookId?: string }>)[0].webhookId = webhookId;
@@ -448,7 +448,6 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 			{
 				BASIC_CREDENTIAL_ID: ids.basicId,
 				API_KEY_CREDENTIAL_ID: ids.apiKeyId,
-				SANDBOX_PUBLIC_KEY: sandbox.merchant.publicKeyPem,
 				SMTP_CREDENTIAL_ID: 'left-out',
 				...exampleReplacements(tables, 'queue0refund0token'),
 			},

@@ -141,6 +141,7 @@ describe('tool mode: money moves are off until the author turns them on', () => 
 				},
 				sent: false,
 				whatToDo: 'Tell the user that a person has to do this; nothing was sent',
+				gateway: 'sandbox',
 			},
 		]);
 		expect(await sb.received()).toEqual([]);
@@ -654,6 +655,7 @@ describe('limits in ordinary workflows, where set', () => {
 			failureCode: 'limit-refused',
 			retry: 'no',
 			nextStep: expect.any(String),
+			gateway: 'sandbox',
 		});
 		expect((await newPayouts(before)).map((p) => p.amount).sort()).toEqual([200, 201]);
 	});

@@ -56,6 +56,7 @@ describe('Disbursement: Create', () => {
 			settledAt: null,
 			gatewayStatus: 'success',
 			message: 'Disbursement accepted',
+			gateway: 'sandbox',
 		});
 		expect(out.pairedItem).toEqual({ item: 0 });
 		const sent = await sb.received();
@@ -105,6 +106,7 @@ describe('Disbursement: Create', () => {
 			failureCode: 'invalid-input',
 			retry: 'no',
 			nextStep: expect.any(String),
+			gateway: 'sandbox',
 		});
 		expect(await sb.received()).toEqual([]);
 	});
@@ -349,6 +351,7 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 			fee: 7,
 			method: 'MPESA',
 			to: '254712345670',
+			gateway: 'sandbox',
 		});
 		expect(perRow[2].reason).toBe('Amount 5 is outside the MPESA limits 10-150000');
 		expect(perRow[3].reason).toBe(
@@ -386,6 +389,7 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 				reason: perRow[item].reason,
 			})),
 			errors: 0,
+			gateway: 'sandbox',
 		});
 		const sent = await sb.received();
 		expect(sent.filter((r) => r.method !== 'GET')).toEqual([]);
@@ -433,6 +437,7 @@ describe('Disbursement: Get', () => {
 				settledAt: record.settledAt,
 				gatewayStatus: 'success',
 				message: 'Disbursement completed',
+				gateway: 'sandbox',
 			},
 			pairedItem: { item: 0 },
 		});
@@ -507,6 +512,7 @@ describe('Disbursement: Quote Fee', () => {
 					maximumAmount: 150000,
 					fee: 13,
 					withinLimits: true,
+					gateway: 'sandbox',
 				},
 				pairedItem: { item: 0 },
 			},
@@ -518,6 +524,7 @@ describe('Disbursement: Quote Fee', () => {
 					maximumAmount: 500000,
 					fee: 5,
 					withinLimits: false,
+					gateway: 'sandbox',
 				},
 				pairedItem: { item: 1 },
 			},
@@ -529,6 +536,7 @@ describe('Disbursement: Quote Fee', () => {
 					maximumAmount: 3000000,
 					fee: null,
 					withinLimits: false,
+					gateway: 'sandbox',
 				},
 				pairedItem: { item: 2 },
 			},

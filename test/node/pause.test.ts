@@ -96,6 +96,10 @@ async function resumeCall(
 		getRequestObject: () => ({ headers, rawBody: Buffer.from(rawBody) }),
 		getResponseObject: () => res,
 		getNodeParameter: (name: string, fallback?: unknown) => parameters[name] ?? fallback,
+		getNode: () => ({
+			name: 'Little Pay',
+			credentials: { littlePayApiKeyApi: { id: 'cred-1', name: 'Little Pay sandbox (API key)' } },
+		}),
 		// A FAILED callback is judged by the status record, read with the node's API key credential.
 		getCredentials: async () => sb.credentials.littlePayApiKeyApi,
 		helpers: {

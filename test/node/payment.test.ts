@@ -103,6 +103,7 @@ describe('Payment', () => {
 				paidAt: record.completedAt,
 				provider: 'MPESA',
 				message: record.message,
+				gateway: 'sandbox',
 			};
 			expect(simplified.providerReference).toMatch(/^MPESA-[0-9A-F]{10}$/);
 			expect(Date.parse(String(simplified.paidAt))).toBeGreaterThan(0);
@@ -126,7 +127,7 @@ describe('Payment', () => {
 			]);
 			expect(result.error).toBeUndefined();
 			const [out] = result.output('Little Pay');
-			expect(out.json).toEqual(await sb.status(intent.key));
+			expect(out.json).toEqual({ ...(await sb.status(intent.key)), gateway: 'sandbox' });
 			expect(out.json).toMatchObject({
 				status: 'FAILED',
 				currency: 'KES',
@@ -196,6 +197,7 @@ describe('Payment', () => {
 					message: record.message,
 					timedOut: false,
 					requests: 1,
+					gateway: 'sandbox',
 				},
 				pairedItem: { item: 0 },
 			});

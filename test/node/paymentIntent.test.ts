@@ -36,6 +36,7 @@ describe('Payment Intent: Create', () => {
 			currency: 'KES',
 			description: 'Order 1',
 			message: expect.any(String),
+			gateway: 'sandbox',
 		});
 		expect(out.pairedItem).toEqual({ item: 0 });
 		const status = await sb.status('shop0001');

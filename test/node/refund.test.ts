@@ -52,6 +52,7 @@ describe('Refund: Create', () => {
 					status: 'COMPLETED',
 					message: expect.any(String),
 					reason: null,
+					gateway: 'sandbox',
 				},
 				pairedItem: { item: 0 },
 			},
@@ -144,6 +145,7 @@ describe('Refund: Create', () => {
 				failureCode: 'refund-rejected',
 				retry: 'no',
 				nextStep: expect.stringContaining('Nothing was refunded'),
+				gateway: 'sandbox',
 			},
 			pairedItem: { item: 0 },
 		});

@@ -68,6 +68,7 @@ describe('Continue On Fail', () => {
 			failureCode: 'invalid-input',
 			retry: 'no',
 			nextStep: expect.any(String),
+			gateway: 'sandbox',
 		});
 		expect(output[2].json).toMatchObject({ key: items[2].key, outcome: 'accepted' });
 		const posts = (await sb.received()).filter((r) => r.method === 'POST');
@@ -103,6 +104,7 @@ describe('Continue On Fail', () => {
 			failureCode: 'invalid-input',
 			retry: 'no',
 			nextStep: expect.any(String),
+			gateway: 'sandbox',
 		});
 		// A row with the Key left empty says so rather than inventing one.
 		const keyless = await run('router-payment-intent.json', [intent({ key: '', amount: -1 })], {

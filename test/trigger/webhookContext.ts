@@ -45,6 +45,8 @@ export interface TriggerState {
 	/** Gateways' published keys by base URL; a URL not listed answers 404, 'down' cannot be reached. */
 	gatewayKeys?: Record<string, string | 'down'>;
 	keyFetches?: string[];
+	/** Warnings execute() showed in the output panel (n8n's execution hints). */
+	hints?: string[];
 	/** What execute() did with the items of the recorded execution: its outputs, or the error it threw. */
 	executed?: { outputs?: unknown[][]; error?: { message: string; description?: string } };
 }
@@ -189,6 +191,12 @@ async function runTriggerExecution(
 		getNode: () => triggerNode(typeVersion, state),
 		getNodeParameter: (name: string, _index: number, fallback?: unknown) =>
 			name in params ? params[name] : fallback,
+		getCredentials: async () => ({
+			apiKey: 'k',
+			baseUrl: state.credential?.baseUrl ?? 'http://127.0.0.1:1',
+		}),
+		addExecutionHints: (...hints: Array<{ message: string }>) =>
+			(state.hints ??= []).push(...hints.map((h) => h.message)),
 	} as unknown as IExecuteFunctions;
 	try {
 		state.executed = { outputs: await trigger.execute.call(context) };

@@ -7,6 +7,7 @@ import { itemScope } from '../item';
 import { findOperation } from './registry';
 import { failureFields, failureOfError } from '../helpers/failures';
 import { forEachAtMost } from '../helpers/pool';
+import { finishRows } from '../flows/output';
 
 /**
  * The item loop: every output item is paired with its input, Continue On Fail puts the error
@@ -66,7 +67,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	};
 	await forEachAtMost(items, concurrency, runItem, () => failure !== undefined);
 	if (failure !== undefined) throw failure;
-	if (!run.afterItems) return [output];
+	if (!run.afterItems) return [await finishRows(this, output)];
 	const results = output.map((item) => (failed.has(item) ? undefined : item.json));
-	return [[...output, ...(await run.afterItems.call(this, results))]];
+	return [await finishRows(this, [...output, ...(await run.afterItems.call(this, results))])];
 }

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { failureFields, failureOfText } from '../helpers/failures';
+import type { GatewayName } from '../helpers/gateway';
 import { BILLING_ADDRESS_FIELDS } from '../helpers/validation';
 
 export type CallbackKind = 'payment' | 'refund';
@@ -56,6 +57,13 @@ export function callbackEventId(callback: ParsedCallback): string {
 	return createHash('sha256').update(parts.join('|')).digest('hex').slice(0, 32);
 }
 
+/** Where a callback came from and how it was checked, for the item a workflow receives. */
+export interface CallbackOrigin {
+	verified: Verification;
+	/** Which gateway called: the API key credential's (Little Pay's without one). */
+	gateway: GatewayName;
+}
+
 /**
  * Builds the one clean item a workflow receives for a callback. `record` is the payment's status record
  * when the trigger read it (Confirm With Status API): a payment callback carries no failure reason, the
@@ -63,7 +71,7 @@ export function callbackEventId(callback: ParsedCallback): string {
  */
 export function callbackToItem(
 	callback: ParsedCallback,
-	verified: Verification,
+	origin: CallbackOrigin,
 	eventId: string,
 	record?: IDataObject,
 ): IDataObject {
@@ -90,7 +98,8 @@ export function callbackToItem(
 		provider: b.provider ?? null,
 		date: b.date ?? null,
 		billingAddress,
-		verified,
+		verified: origin.verified,
+		gateway: origin.gateway,
 		raw: b,
 	};
 	if (callback.kind === 'refund') {

@@ -1,6 +1,7 @@
 import type {
 	IDataObject,
 	INodeProperties,
+	NodeParameterValue,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
@@ -8,6 +9,7 @@ import type {
 import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from './signature';
 import type { SignatureCheck } from './signature';
 import { callbackPublicKey } from './publicKey';
+import type { GatewayName } from '../helpers/gateway';
 
 /** The verification options the trigger and the pause share: the key signatures verify against, and the replay window. */
 export const signatureOptionFields: INodeProperties[] = [
@@ -32,6 +34,37 @@ export const signatureOptionFields: INodeProperties[] = [
 			'How far X-LittlePay-Timestamp may be from now; older or newer callbacks are refused as replays',
 	},
 ];
+
+/**
+ * A notice shown while Options > Public Key holds a pasted key (`show` adds the conditions of the
+ * panel it sits in): the panel cannot read the credential, so it says what the pasted key does to a
+ * credential pointing at Little Pay. The run says it again when that is the case (pastedKeyWarning).
+ */
+export function pastedKeyNotice(show: Record<string, NodeParameterValue[]> = {}): INodeProperties {
+	return {
+		displayName:
+			"Options > Public Key is set: callbacks must verify against this pasted key, whichever gateway the API key credential points at. With a credential pointing at Little Pay (https://pay.little.africa) leave it empty: Little Pay's published key is used, and switching the credential between the sandbox and Little Pay needs no edit here.",
+		name: 'pastedKeyNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { ...show, '/options.publicKey': [{ _cnd: { exists: true } }] } },
+	};
+}
+
+/**
+ * What a run says when a pasted Public Key differs from Little Pay's published key while the API key
+ * credential points at Little Pay: real callbacks are signed with the published key, so every one of
+ * them would be refused. Undefined when there is nothing to say.
+ */
+export function pastedKeyWarning(
+	pastedPem: unknown,
+	gateway: GatewayName | undefined,
+): string | undefined {
+	const pasted = typeof pastedPem === 'string' ? pastedPem.trim() : '';
+	if (gateway !== 'littlepay' || pasted === '' || pasted === LITTLE_PAY_PUBLIC_KEY_PEM)
+		return undefined;
+	return 'Options > Public Key holds a pasted key while the API key credential points at Little Pay: Little Pay signs with its published key, so callbacks that do not verify against the pasted one are refused. Empty Options > Public Key unless Little Pay has announced a new key.';
+}
 
 /** The callback's body exactly as received: signatures are over these bytes, not re-serialised JSON. */
 export async function rawCallbackBody(context: IWebhookFunctions): Promise<Buffer | undefined> {

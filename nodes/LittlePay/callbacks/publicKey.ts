@@ -1,10 +1,8 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
+import { isLittlePayHost } from '../helpers/gateway';
 import { baseUrlOf, getFromWebhook } from '../transport';
 import { LITTLE_PAY_PUBLIC_KEY_PEM, parsePublicKey } from './signature';
-
-/** Little Pay's live host: its callbacks are signed with the published key, which is never fetched. */
-export const LITTLE_PAY_HOST = 'pay.little.africa';
 
 /**
  * Where a gateway other than Little Pay's (the local sandbox) publishes the public key it signs
@@ -34,15 +32,6 @@ const fetched = new Map<string, { pem: string; at: number }>();
 /** Forgets every fetched key (tests). */
 export function forgetFetchedKeys(): void {
 	fetched.clear();
-}
-
-/** Whether a base URL is Little Pay's live service, whose key is the published one. */
-export function isLittlePayHost(baseUrl: string): boolean {
-	try {
-		return new URL(baseUrl).hostname.toLowerCase() === LITTLE_PAY_HOST;
-	} catch {
-		return false;
-	}
 }
 
 /** Asks the gateway for the key it signs with; undefined when it publishes none (404, no PEM). */

@@ -18,6 +18,7 @@ import {
 	refuseCallback as refuse,
 } from './callbackRequest';
 import { fetchPaymentStatus } from '../transport/gateway';
+import { webhookGateway } from '../transport';
 
 /**
  * The resume webhook n8n calls when Little Pay posts to an execution's resume URL. Like n8n's Wait
@@ -125,7 +126,11 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 			[
 				{
 					json: {
-						...callbackToItem(callback, 'signature', callbackEventId(callback)),
+						...callbackToItem(
+							callback,
+							{ verified: 'signature', gateway: await webhookGateway(context) },
+							callbackEventId(callback),
+						),
 						...payable,
 						timedOut: false,
 						waitedSeconds,

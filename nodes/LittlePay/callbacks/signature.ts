@@ -97,3 +97,39 @@ export function verifyCallbackSignature(input: SignatureInput): SignatureCheck {
 		return { ok: false, reason: 'bad-signature' };
 	}
 }
+
+/** A key a callback may still be signed with after a rotation, and until when it is accepted. */
+export interface PreviousKey {
+	publicKeyPem: string;
+	/** Last moment (UNIX milliseconds) the key is accepted; NaN (no date set) accepts nothing. */
+	acceptUntilMs: number;
+}
+
+/** Which key a callback verified against: the one in use, or the previous one during an overlap. */
+export type KeyUsed = 'current' | 'previous';
+
+export type RotationCheck =
+	| { ok: true; timestamp: number; keyUsed: KeyUsed }
+	| { ok: false; reason: SignatureFailure | 'previous-key-expired' };
+
+/**
+ * Verifies a callback against the current key and, during a rotation, a previous key until the date
+ * the merchant set: callbacks signed before and during the switch keep verifying, and after the date
+ * a callback only the old key verifies is refused as `previous-key-expired` (so the alert can say the
+ * date passed, not that the call is forged). Never throws.
+ */
+export function verifyWithRotation(
+	input: SignatureInput,
+	previous: PreviousKey | undefined,
+	nowMs: number = Date.now(),
+): RotationCheck {
+	const current = verifyCallbackSignature(input);
+	if (current.ok) return { ...current, keyUsed: 'current' };
+	if (current.reason !== 'bad-signature' || !previous || previous.publicKeyPem.trim() === '')
+		return current;
+	const old = verifyCallbackSignature({ ...input, publicKeyPem: previous.publicKeyPem });
+	if (!old.ok) return current;
+	// A missing date accepts nothing: an old key must never stay valid by oversight.
+	if (!(nowMs <= previous.acceptUntilMs)) return { ok: false, reason: 'previous-key-expired' };
+	return { ...old, keyUsed: 'previous' };
+}

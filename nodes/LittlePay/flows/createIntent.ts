@@ -7,6 +7,7 @@ import type { Item } from '../item';
 import { enforceLimits } from '../money/reserve';
 import { credentialData, expectSuccess, paymentStatusPath } from '../transport';
 import { resumeUrlOf } from './pause';
+import { warnIfUnreachable } from './output';
 import { createOnce } from '../money/once';
 import { generatedKeyMayExist, keyForItem } from '../money/keys';
 
@@ -46,6 +47,7 @@ export async function createIntent(
 	const callbackUrl = pause
 		? resumeUrlOf(context, itemIndex)
 		: item.url('callbackUrl', 'Callback URL');
+	await warnIfUnreachable(context, itemIndex, callbackUrl);
 	const { key } = keyForItem(item, item.param('key', ''), operation);
 	const extra = item.param<IDataObject>('options', {});
 

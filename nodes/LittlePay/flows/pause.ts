@@ -1,6 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { signatureOptionFields } from '../callbacks/callbackRequest';
+import {
+	pastedKeyNotice,
+	pastedKeyWarning,
+	signatureOptionFields,
+} from '../callbacks/callbackRequest';
+import { warnIfUnreachable, warnOnce } from './output';
+import { gatewayOf } from '../transport';
 import { paymentState } from '../helpers/paymentState';
 import { getPaymentRecord } from '../transport/gateway';
 import { invalidInput, nodeError } from '../errors';
@@ -52,6 +58,9 @@ export function pauseNotice(text: string): INodeProperties {
 		displayOptions: pauseOnly,
 	};
 }
+
+/** Said while the pause's Options > Public Key holds a pasted key (see pastedKeyNotice). */
+export const pauseKeyNotice = pastedKeyNotice({ waitForPayment: ['pause'] });
 
 /** How long a pause lasts: visible, because the intent's checkout stops being payable then too. */
 export const pauseTimeoutFields: INodeProperties[] = [
@@ -163,6 +172,10 @@ export async function pauseForCallback(
 	payment: IDataObject,
 	timeoutMinutes: number,
 ): Promise<IDataObject> {
+	// What the panel could not know: whether Little Pay can reach the resume URL and verify with the key.
+	await warnIfUnreachable(context, itemIndex, resumeUrlOf(context, itemIndex));
+	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	warnOnce(context, pastedKeyWarning(options.publicKey, await gatewayOf(context, itemIndex)));
 	const pausedAt = new Date();
 	const waitTill = new Date(pausedAt.getTime() + timeoutMinutes * 60_000);
 	const pending: IDataObject = {

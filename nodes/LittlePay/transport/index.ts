@@ -8,6 +8,8 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
+import { gatewayOfBaseUrl } from '../helpers/gateway';
+import type { GatewayName } from '../helpers/gateway';
 import { cancelledError, itemError, noCredentialError, throwGatewayError } from '../errors';
 import type { GatewayAnswer, LittlePayCredential } from '../errors';
 
@@ -126,6 +128,34 @@ export async function credentialData(
 	itemIndex: number,
 ): Promise<IDataObject> {
 	return (await credentialFor(context, type, itemIndex)).decrypted.data ?? {};
+}
+
+/**
+ * Which gateway the node's API key credential points at (`littlepay` or `sandbox`), for every output
+ * that reports a money move; undefined when the node has no such credential or it cannot be read.
+ */
+export async function gatewayOf(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): Promise<GatewayName | undefined> {
+	if (!context.getNode().credentials?.littlePayApiKeyApi) return undefined;
+	try {
+		return gatewayOfBaseUrl(
+			baseUrlOf(await credentialData(context, 'littlePayApiKeyApi', itemIndex)),
+		);
+	} catch {
+		// The item that needs the credential reports why it cannot be read; the label is only a label.
+		return undefined;
+	}
+}
+
+/**
+ * From a webhook call (the trigger, the pause): the gateway the API key credential points at, whose
+ * key verifies callbacks; Little Pay's when no credential is selected (its published key verifies).
+ */
+export async function webhookGateway(context: IWebhookFunctions): Promise<GatewayName> {
+	if (!context.getNode().credentials?.littlePayApiKeyApi) return 'littlepay';
+	return gatewayOfBaseUrl(baseUrlOf(await context.getCredentials('littlePayApiKeyApi')));
 }
 
 /** Sends one request and returns the status code with the envelope's data, never retrying. */

@@ -6,6 +6,7 @@ import type { OperationMeta } from '../common';
 import {
 	longPollTimeoutSeconds,
 	pauseForCallback,
+	pauseKeyNotice,
 	pauseForIntent,
 	pauseNotice,
 	pauseTimeoutFields,
@@ -43,6 +44,7 @@ export const description: INodeProperties[] = showFor('mobileMoney', 'collect', 
 		'After the PIN prompt is sent the execution pauses, holding nothing, until the payment ends: COMPLETED, or FAILED once the intent can no longer be paid (a failed prompt keeps it waiting while the payer can still pay on the checkout page). This node sets that callback itself. At the timeout it goes on with timedOut: true and status PENDING: look the payment up there with Payment: Get Status.',
 	),
 	...pauseTimeoutFields,
+	pauseKeyNotice,
 	intentOptionsCollection([
 		{
 			displayName: 'Billing Email',

@@ -10,6 +10,7 @@ import { payableField, waitForFinalStatus } from '../../flows/waitForPayment';
 import {
 	longPollTimeoutSeconds,
 	pauseForCallback,
+	pauseKeyNotice,
 	pauseNotice,
 	pauseTimeoutFields,
 	readPause,
@@ -30,6 +31,7 @@ export const description: INodeProperties[] = showFor('payment', 'waitForComplet
 		'Create the intent with Callback URL {{ $execution.resumeUrl }} (Payment Intent: Create in this workflow) and send its checkout link before this node: the execution then pauses here, holding nothing, until the payment ends: COMPLETED, or FAILED once the intent can no longer be paid (a payer whose try failed may try again on the same page). At the timeout it goes on with timedOut: true and status PENDING: look the payment up there with Payment: Get Status.',
 	),
 	...pauseTimeoutFields,
+	pauseKeyNotice,
 	simplifyField,
 	optionsCollection(waitOptions),
 ]);

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { PRIVATE_URL_PATTERN } from '../../helpers/gateway';
 import { MAX_EXPIRES_IN_MINUTES } from '../../helpers/validation';
 import { amountField, currencyField, optionsCollection } from '../common';
 
@@ -37,6 +38,21 @@ export const intentCallbackAndKeyFields: INodeProperties[] = [
 			'URL Little Pay calls with the result of the payment. To pause in Payment: Wait for Completion instead, use {{ $execution.resumeUrl }}.',
 		// When pausing, the callback goes to the execution's own resume URL.
 		displayOptions: { hide: { waitForPayment: ['pause'] } },
+	},
+	{
+		displayName:
+			"This Callback URL is on this machine or a private network: fine for the sandbox, but Little Pay cannot call it, so with a live credential no callback arrives. Going live: set n8n's WEBHOOK_URL to a public https address and use the trigger's Production URL (README: Going live).",
+		name: 'privateCallbackUrlNotice',
+		type: 'notice',
+		default: '',
+		// Hidden unless the URL as typed is private (n8n shows any `show` rule on an expression, so the
+		// rule is a `hide`): an expression is judged at run time, with a warning when Little Pay is the gateway.
+		displayOptions: {
+			hide: {
+				waitForPayment: ['pause'],
+				callbackUrl: [{ _cnd: { regex: `^(?!${PRIVATE_URL_PATTERN.slice(1)})` } }],
+			},
+		},
 	},
 	{
 		displayName: 'Key',

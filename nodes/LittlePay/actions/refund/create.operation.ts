@@ -1,4 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { warnIfUnreachable } from '../../flows/output';
 
 import { validateAmount, validateUrl } from '../../helpers/validation';
 import { enforceLimits } from '../../money/reserve';
@@ -81,7 +82,10 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	const reason = String(options.reason ?? '');
 	const callbackUrl = String(options.callbackUrl ?? '');
 	// Inputs are checked before the status lookup, so a bad item sends nothing at all.
-	if (callbackUrl) item.check(() => validateUrl(callbackUrl, 'Callback URL'));
+	if (callbackUrl) {
+		item.check(() => validateUrl(callbackUrl, 'Callback URL'));
+		await warnIfUnreachable(this, itemIndex, callbackUrl);
+	}
 	const partialAmount = refundType === 'partial' ? item.amount('amount') : undefined;
 	// A refund has no key: what an earlier attempt of this execution sent is in its flow context.
 	const earlier = earlierRefund(this, itemIndex);

@@ -259,7 +259,11 @@ export class LittlePayTrigger implements INodeType {
 
 		const item = callbackToItem(
 			callback,
-			{ verified, gateway: await webhookGateway(this) },
+			{
+				verified,
+				verifiedKey: authorization.verifiedKey ?? null,
+				gateway: await webhookGateway(this),
+			},
 			eventId,
 			record,
 		);

@@ -19,7 +19,7 @@ function proof(overrides: Partial<CallbackProof> = {}): CallbackProof {
 	return {
 		verifySignatures: true,
 		signed: true,
-		checkSignature: () => ({ ok: true, timestamp: 1 }),
+		checkSignature: () => ({ ok: true, timestamp: 1, verifiedKey: 'published' }),
 		refundToken: '',
 		givenToken: '',
 		...overrides,
@@ -28,7 +28,11 @@ function proof(overrides: Partial<CallbackProof> = {}): CallbackProof {
 
 describe('authorizeCallback', () => {
 	it('accepts a payment callback only with a good signature, and says why it refuses', async () => {
-		expect(await authorizeCallback(payment, proof())).toEqual({ ok: true, verified: 'signature' });
+		expect(await authorizeCallback(payment, proof())).toEqual({
+			ok: true,
+			verified: 'signature',
+			verifiedKey: 'published',
+		});
 		expect(
 			await authorizeCallback(
 				payment,
@@ -58,7 +62,11 @@ describe('authorizeCallback', () => {
 	});
 
 	it('never calls the signature check when signatures are off, and then accepts unverified', async () => {
-		const checkSignature = jest.fn(() => ({ ok: true as const, timestamp: 1 }));
+		const checkSignature = jest.fn(() => ({
+			ok: true as const,
+			timestamp: 1,
+			verifiedKey: 'published' as const,
+		}));
 		const off = proof({ verifySignatures: false, checkSignature });
 		expect(await authorizeCallback(payment, off)).toEqual({ ok: true, verified: 'none' });
 		expect(await authorizeCallback(refund, { ...off, signed: false })).toEqual({

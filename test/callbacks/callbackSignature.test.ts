@@ -4,6 +4,7 @@ import {
 	LITTLE_PAY_PUBLIC_KEY_PEM,
 	parsePublicKey,
 	verifyCallbackSignature,
+	verifyWithRotation,
 } from '../../nodes/LittlePay/callbacks/signature';
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -123,6 +124,97 @@ describe('verifyCallbackSignature', () => {
 		const key = parsePublicKey(LITTLE_PAY_PUBLIC_KEY_PEM);
 		expect(key?.asymmetricKeyDetails?.modulusLength).toBe(2048);
 		expect(check({ publicKeyPem: LITTLE_PAY_PUBLIC_KEY_PEM })).toEqual({
+			ok: false,
+			reason: 'bad-signature',
+		});
+	});
+});
+
+describe('verifyWithRotation: a previous key accepted until a date', () => {
+	const next = generateKeyPairSync('rsa', { modulusLength: 2048 });
+	const nextPem = next.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+	const until = NOW * 1000 + 3600_000;
+	// After the rotation the current key is the new one; the gateway's old key is the previous one.
+	const previous = { publicKeyPem, acceptUntilMs: until };
+	const signedBy = (key: typeof gateway.privateKey) => ({
+		rawBody,
+		timestampHeader: String(NOW),
+		signatureHeader: signWith(key, NOW, rawBody),
+		publicKeyPem: nextPem,
+		toleranceSeconds: 300,
+		nowSeconds: NOW,
+	});
+
+	it('accepts the new key as current and the old key as previous before the date', () => {
+		expect(verifyWithRotation(signedBy(next.privateKey), previous, NOW * 1000)).toEqual({
+			ok: true,
+			timestamp: NOW,
+			keyUsed: 'current',
+		});
+		expect(verifyWithRotation(signedBy(gateway.privateKey), previous, until)).toEqual({
+			ok: true,
+			timestamp: NOW,
+			keyUsed: 'previous',
+		});
+	});
+
+	it('refuses the old key after the date, and without a date, as previous-key-expired', () => {
+		expect(verifyWithRotation(signedBy(gateway.privateKey), previous, until + 1)).toEqual({
+			ok: false,
+			reason: 'previous-key-expired',
+		});
+		expect(
+			verifyWithRotation(
+				signedBy(gateway.privateKey),
+				{ publicKeyPem, acceptUntilMs: NaN },
+				NOW * 1000,
+			),
+		).toEqual({ ok: false, reason: 'previous-key-expired' });
+		// The new key is never affected by the date.
+		expect(
+			verifyWithRotation(signedBy(next.privateKey), previous, until + 86_400_000),
+		).toMatchObject({
+			ok: true,
+			keyUsed: 'current',
+		});
+	});
+
+	it('a forged signature stays bad-signature, whatever the previous key', () => {
+		expect(verifyWithRotation(signedBy(attacker.privateKey), previous, NOW * 1000)).toEqual({
+			ok: false,
+			reason: 'bad-signature',
+		});
+		expect(
+			verifyWithRotation(
+				signedBy(gateway.privateKey),
+				{ publicKeyPem: 'not a key', acceptUntilMs: until },
+				NOW * 1000,
+			),
+		).toEqual({ ok: false, reason: 'bad-signature' });
+	});
+
+	it('never lets the previous key rescue a stale, unsigned or tampered call', () => {
+		expect(
+			verifyWithRotation(
+				{ ...signedBy(gateway.privateKey), nowSeconds: NOW + 3600 },
+				previous,
+				NOW * 1000,
+			),
+		).toEqual({ ok: false, reason: 'stale-timestamp' });
+		expect(
+			verifyWithRotation({ ...signedBy(gateway.privateKey), signatureHeader: undefined }, previous),
+		).toEqual({ ok: false, reason: 'missing-signature' });
+		expect(
+			verifyWithRotation(
+				{ ...signedBy(gateway.privateKey), rawBody: rawBody.replace('100', '1000') },
+				previous,
+				NOW * 1000,
+			),
+		).toEqual({ ok: false, reason: 'bad-signature' });
+	});
+
+	it('without a previous key it is the plain verifier', () => {
+		expect(verifyWithRotation(signedBy(gateway.privateKey), undefined, NOW * 1000)).toEqual({
 			ok: false,
 			reason: 'bad-signature',
 		});

@@ -20,6 +20,7 @@ function anchorsIn(markdown: string): Set<string> {
 	for (const line of markdown.split('\n')) {
 		const match = /^#{1,6} (.+)$/.exec(line);
 		if (match) anchors.add(anchorOf(match[1]));
+		for (const [, id] of line.matchAll(/<a id="([^"]+)"><\/a>/g)) anchors.add(id);
 	}
 	return anchors;
 }

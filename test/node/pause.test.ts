@@ -74,6 +74,7 @@ async function resumeCall(
 	paused: IDataObject,
 	rawBody: string,
 	headers: Record<string, string | undefined>,
+	options: IDataObject = { publicKey: sb.sandbox.merchant.publicKeyPem, toleranceSeconds: 300 },
 ): Promise<Call> {
 	const call: Call = { result: {} };
 	const res = {
@@ -89,9 +90,7 @@ async function resumeCall(
 			return res;
 		},
 	};
-	const parameters: IDataObject = {
-		options: { publicKey: sb.sandbox.merchant.publicKeyPem, toleranceSeconds: 300 },
-	};
+	const parameters: IDataObject = { options };
 	const context = {
 		getRequestObject: () => ({ headers, rawBody: Buffer.from(rawBody) }),
 		getResponseObject: () => res,
@@ -233,6 +232,39 @@ describe('Pause Until Little Pay Calls Back', () => {
 			timedOut: false,
 		});
 		expect(item.json.waitedSeconds).toEqual(expect.any(Number));
+	});
+
+	it('during a key rotation: resumes with a callback signed by the previous key until the date, says so, and refuses it after', async () => {
+		const run = await runWorkflow(pausingWorkflow([order()]), { credentials: sb.credentials });
+		const paused = pausedItem(run);
+		const body = callbackBody(String(paused.reference));
+		// Little Pay now signs with a new key; the gateway's key is the previous one.
+		const next = generateKeyPairSync('rsa', { modulusLength: 2048 });
+		const rotation = (until: string): IDataObject => ({
+			publicKey: next.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+			previousPublicKey: sb.sandbox.merchant.publicKeyPem,
+			previousKeyUntil: until,
+		});
+		const expired = await resumeCall(
+			paused,
+			body,
+			signedHeaders(body),
+			rotation(new Date(Date.now() - 60_000).toISOString()),
+		);
+		expect(expired).toMatchObject({ status: 401, body: { error: 'previous-key-expired' } });
+		expect(expired.result.workflowData).toBeUndefined();
+		const overlap = await resumeCall(
+			paused,
+			body,
+			signedHeaders(body),
+			rotation(new Date(Date.now() + 3600_000).toISOString()),
+		);
+		expect(overlap.result.workflowData?.[0][0].json).toMatchObject({
+			event: 'payment.completed',
+			verified: 'signature',
+			verifiedKey: 'previous',
+			gateway: 'sandbox',
+		});
 	});
 
 	it('a PENDING callback is acknowledged and the execution keeps waiting', async () => {

@@ -102,6 +102,11 @@ const CAUSES: Record<string, { cause: string; fix: string }> = {
 			"The signature does not verify against the key: a forged call, or a callback from another gateway than the API key credential's Base URL (the sandbox's callbacks against Little Pay's key, or the other way round)",
 		fix: "Select the API key credential of the gateway that calls (the sandbox's, while testing) and leave Options > Public Key empty; after a key rotation Little Pay announces, paste its new key there. Keep Verify Signatures on: off, forged 'paid' callbacks start the workflow",
 	},
+	'previous-key-expired': {
+		cause:
+			'The callback verifies only against Options > Previous Public Key, and Accept Previous Key Until has passed (or is empty): Little Pay still signs with the key it rotated away from, or an old callback was replayed',
+		fix: 'If Little Pay has not finished its rotation, set Accept Previous Key Until later and look up refusedReferences with Payment: Reconcile; once Little Pay signs with the new key only, remove Previous Public Key',
+	},
 	'public-key-unavailable': {
 		cause:
 			'The gateway the API key credential points at could not be asked for the key it signs with, so the signature could not be checked; answered 503, so the gateway delivers it again',

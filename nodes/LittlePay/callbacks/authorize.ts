@@ -4,11 +4,11 @@ import { fetchPaymentStatus } from '../transport/gateway';
 
 import { secretsEqual } from './callbackEvent';
 import type { ParsedCallback, Verification } from './callbackEvent';
-import type { CallbackSignatureCheck } from './callbackRequest';
+import type { CallbackSignatureCheck, VerifiedKey } from './callbackRequest';
 
 /** The one decision on a callback: how it was verified, or why it is refused (nothing starts). */
 export type Authorization =
-	| { ok: true; verified: Verification }
+	| { ok: true; verified: Verification; verifiedKey?: VerifiedKey }
 	| { ok: false; status: number; reason: string };
 
 /** What the decision reads: the trigger's settings and what the request carries. */
@@ -37,7 +37,7 @@ export async function authorizeCallback(
 	const kind = 'error' in callback ? undefined : callback.kind;
 	if (proof.verifySignatures && (kind === 'payment' || proof.signed)) {
 		const check = await proof.checkSignature();
-		if (check.ok) return { ok: true, verified: 'signature' };
+		if (check.ok) return { ok: true, verified: 'signature', verifiedKey: check.verifiedKey };
 		// No key to check with (the gateway could not be asked): "not now", so it is delivered again.
 		if (check.reason === 'public-key-unavailable')
 			return { ok: false, status: 503, reason: check.reason };

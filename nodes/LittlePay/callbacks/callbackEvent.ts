@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { failureFields, failureOfText } from '../helpers/failures';
 import type { GatewayName } from '../helpers/gateway';
+import type { VerifiedKey } from './callbackRequest';
 import { BILLING_ADDRESS_FIELDS } from '../helpers/validation';
 
 export type CallbackKind = 'payment' | 'refund';
@@ -60,6 +61,8 @@ export function callbackEventId(callback: ParsedCallback): string {
 /** Where a callback came from and how it was checked, for the item a workflow receives. */
 export interface CallbackOrigin {
 	verified: Verification;
+	/** Which key verified the signature (a rotation's previous key, say); null when no signature decided. */
+	verifiedKey: VerifiedKey | null;
 	/** Which gateway called: the API key credential's (Little Pay's without one). */
 	gateway: GatewayName;
 }
@@ -99,6 +102,7 @@ export function callbackToItem(
 		date: b.date ?? null,
 		billingAddress,
 		verified: origin.verified,
+		verifiedKey: origin.verifiedKey,
 		gateway: origin.gateway,
 		raw: b,
 	};

@@ -6,9 +6,14 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { LITTLE_PAY_PUBLIC_KEY_PEM, verifyCallbackSignature } from './signature';
-import type { SignatureCheck } from './signature';
+import {
+	LITTLE_PAY_PUBLIC_KEY_PEM,
+	verifyCallbackSignature,
+	verifyWithRotation,
+} from './signature';
+import type { PreviousKey, RotationCheck, SignatureFailure, SignatureInput } from './signature';
 import { callbackPublicKey } from './publicKey';
+import type { KeySource } from './publicKey';
 import type { GatewayName } from '../helpers/gateway';
 
 /** The verification options the trigger and the pause share: the key signatures verify against, and the replay window. */
@@ -23,6 +28,25 @@ export const signatureOptionFields: INodeProperties[] = [
 		hint: "Empty: the key of the gateway the API key credential points at (the sandbox's own, or Little Pay's published key)",
 		description:
 			"RSA public key (PEM) that callback signatures must verify against. Leave it empty: the node then uses Little Pay's published key, or the local sandbox's key when the credential's Base URL is the sandbox. Paste a key only after Little Pay announces a rotation.",
+	},
+	{
+		displayName: 'Previous Public Key',
+		name: 'previousPublicKey',
+		type: 'string',
+		typeOptions: { rows: 6 },
+		default: '',
+		placeholder: '-----BEGIN PUBLIC KEY-----',
+		hint: 'During a key rotation: callbacks signed with this old key still verify until Accept Previous Key Until, and are refused after it',
+		description:
+			'The key Little Pay signed with before a rotation it announced. Callbacks in flight during the switch are signed with it; each item says which key verified it (verifiedKey). Remove it once the date has passed.',
+	},
+	{
+		displayName: 'Accept Previous Key Until',
+		name: 'previousKeyUntil',
+		type: 'dateTime',
+		default: '',
+		description:
+			'Last moment a callback signed with the Previous Public Key is accepted (the time zone of n8n); empty accepts none. After it such callbacks are refused as previous-key-expired.',
 	},
 	{
 		displayName: 'Timestamp Tolerance (Seconds)',
@@ -89,17 +113,36 @@ export function refuseCallback(
 	return { noWebhookResponse: true };
 }
 
-/** Why a callback could not be checked or did not verify. */
+/** Which key verified a callback: Little Pay's published key, the sandbox's (fetched from the credential's gateway), Options > Public Key, or Options > Previous Public Key during a rotation. */
+export type VerifiedKey = 'published' | 'gateway' | 'pasted' | 'previous';
+
+const KEY_NAMES: Record<KeySource, VerifiedKey> = {
+	option: 'pasted',
+	gateway: 'gateway',
+	published: 'published',
+};
+
+/** Why a callback could not be checked or did not verify, or which key verified it. */
 export type CallbackSignatureCheck =
-	| SignatureCheck
-	| { ok: false; reason: 'public-key-unavailable' };
+	| { ok: true; timestamp: number; verifiedKey: VerifiedKey }
+	| { ok: false; reason: SignatureFailure | 'previous-key-expired' | 'public-key-unavailable' };
+
+/** The previous key of a rotation from the Options, or undefined when none is set. */
+export function previousKeyOf(options: IDataObject): PreviousKey | undefined {
+	const pem = typeof options.previousPublicKey === 'string' ? options.previousPublicKey.trim() : '';
+	if (pem === '') return undefined;
+	const until = options.previousKeyUntil;
+	const text = until === undefined || until === null ? '' : String(until).trim();
+	return { publicKeyPem: pem, acceptUntilMs: text === '' ? NaN : Date.parse(text) };
+}
 
 /**
  * Verifies a callback's signature with the key callbackPublicKey picks (Options > Public Key, else the
- * key of the gateway the API key credential points at, else Little Pay's published key) and the
- * Options' Timestamp Tolerance (300 seconds unset). A signature that does not verify against a key
- * fetched from the gateway is checked once more against the gateway's current key: a sandbox started
- * again signs with a new one.
+ * key of the gateway the API key credential points at, else Little Pay's published key), during a
+ * rotation also with Options > Previous Public Key until Accept Previous Key Until, and the Options'
+ * Timestamp Tolerance (300 seconds unset). A signature that does not verify against a key fetched
+ * from the gateway is checked once more against the gateway's current key: a sandbox started again
+ * signs with a new one. Says which key verified it.
  */
 export async function checkCallbackSignature(
 	context: IWebhookFunctions,
@@ -107,21 +150,30 @@ export async function checkCallbackSignature(
 ): Promise<CallbackSignatureCheck> {
 	const headers = context.getRequestObject().headers;
 	const options = (context.getNodeParameter('options', {}) ?? {}) as IDataObject;
-	const verifyWith = (publicKeyPem: string) =>
-		verifyCallbackSignature({
-			rawBody,
-			timestampHeader: headers['x-littlepay-timestamp'],
-			signatureHeader: headers['x-littlepay-signature'],
-			publicKeyPem,
-			toleranceSeconds: (options.toleranceSeconds as number | undefined) ?? 300,
-		});
+	const input = (publicKeyPem: string): SignatureInput => ({
+		rawBody,
+		timestampHeader: headers['x-littlepay-timestamp'],
+		signatureHeader: headers['x-littlepay-signature'],
+		publicKeyPem,
+		toleranceSeconds: (options.toleranceSeconds as number | undefined) ?? 300,
+	});
+	const previous = previousKeyOf(options);
+	const named = (check: RotationCheck, source: KeySource): CallbackSignatureCheck =>
+		check.ok
+			? {
+					ok: true,
+					timestamp: check.timestamp,
+					verifiedKey: check.keyUsed === 'previous' ? 'previous' : KEY_NAMES[source],
+				}
+			: check;
 	// A request without a usable signature is refused before any key is looked up.
-	const shape = verifyWith(LITTLE_PAY_PUBLIC_KEY_PEM);
+	const shape = verifyCallbackSignature(input(LITTLE_PAY_PUBLIC_KEY_PEM));
 	if (!shape.ok && shape.reason !== 'bad-signature') return shape;
 	const key = await callbackPublicKey(context);
 	if (!key?.ok) return { ok: false, reason: 'public-key-unavailable' };
-	const check = key.pem === LITTLE_PAY_PUBLIC_KEY_PEM ? shape : verifyWith(key.pem);
-	if (check.ok || check.reason !== 'bad-signature' || key.source !== 'gateway') return check;
+	const check = verifyWithRotation(input(key.pem), previous);
+	if (check.ok || check.reason !== 'bad-signature' || key.source !== 'gateway')
+		return named(check, key.source);
 	const newer = await callbackPublicKey(context, true);
-	return newer?.ok ? verifyWith(newer.pem) : check;
+	return newer?.ok ? named(verifyWithRotation(input(newer.pem), previous), newer.source) : check;
 }

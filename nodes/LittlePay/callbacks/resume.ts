@@ -128,7 +128,11 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 					json: {
 						...callbackToItem(
 							callback,
-							{ verified: 'signature', gateway: await webhookGateway(context) },
+							{
+								verified: 'signature',
+								verifiedKey: authorization.verifiedKey ?? null,
+								gateway: await webhookGateway(context),
+							},
 							callbackEventId(callback),
 						),
 						...payable,

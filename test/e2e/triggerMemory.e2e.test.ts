@@ -21,12 +21,9 @@ const pem = (i: number) => keys[i].publicKey.export({ type: 'spki', format: 'pem
 describe('the trigger remembers accepted events across re-activation, edits and restarts (one n8n)', () => {
 	let n8n: N8nServer;
 	let api: N8nApi;
-	const hook = randomUUID();
-	let workflowId: string;
-	let url: string;
 
 	/** Delivers a callback body as the gateway does: fresh timestamp, signed with key `key`. */
-	const deliver = async (body: string, key = 0) => {
+	const deliver = async (url: string, body: string, key = 0) => {
 		const timestamp = String(Math.floor(Date.now() / 1000));
 		return axios.post(url, body, {
 			headers: {
@@ -49,12 +46,14 @@ describe('the trigger remembers accepted events across re-activation, edits and 
 			date: '2026-11-23T10:00:00.000Z',
 		});
 
-	beforeAll(async () => {
-		n8n = await startN8n();
-		api = new N8nApi(n8n.url);
-		await api.setupOwner();
+	/**
+	 * A published workflow of the test's own (Little Pay Trigger with key 0 -> Receipt) on its own webhook,
+	 * so that what one test delivered is never another test's redelivery.
+	 */
+	const publishTrigger = async (): Promise<{ workflowId: string; url: string }> => {
+		const hook = randomUUID();
 		const created = await api.createWorkflow({
-			name: 'trigger memory',
+			name: `trigger memory ${hook}`,
 			nodes: [
 				{
 					parameters: { events: ['*'], options: { publicKey: pem(0) } },
@@ -76,10 +75,33 @@ describe('the trigger remembers accepted events across re-activation, edits and 
 				'Little Pay Trigger': { main: [[{ node: 'Receipt', type: 'main', index: 0 }]] },
 			},
 		});
-		workflowId = created.id;
 		await api.activateWorkflow(created.id, created.versionId);
-		url = `${n8n.url}/webhook/${hook}/littlepay`;
+		const url = `${n8n.url}/webhook/${hook}/littlepay`;
 		await waitForWebhook(url);
+		return { workflowId: created.id, url };
+	};
+
+	/** Delivers the first copy of each callback (key 0) and waits until their executions have run. */
+	const acceptFirstCopies = async (
+		trigger: { workflowId: string; url: string },
+		references: string[],
+	): Promise<void> => {
+		for (const reference of references) {
+			const first = await deliver(trigger.url, body(reference));
+			if (first.status !== 200)
+				throw new Error(
+					`first copy of ${reference}: HTTP ${first.status} ${JSON.stringify(first.data)}`,
+				);
+		}
+		const executions = await settledExecutions(api, trigger.workflowId);
+		if (executions.length !== references.length || executions.some((e) => e.status !== 'success'))
+			throw new Error(`first copies did not run once each: ${JSON.stringify(executions)}`);
+	};
+
+	beforeAll(async () => {
+		n8n = await startN8n();
+		api = new N8nApi(n8n.url);
+		await api.setupOwner();
 	});
 
 	afterAll(async () => {
@@ -87,7 +109,8 @@ describe('the trigger remembers accepted events across re-activation, edits and 
 	});
 
 	it('acknowledges an accepted callback with a small JSON body and outputs its eventId', async () => {
-		const first = await deliver(body('MEM-1'));
+		const { workflowId, url } = await publishTrigger();
+		const first = await deliver(url, body('MEM-1'));
 		expect(first.status).toBe(200);
 		expect(first.headers['content-type']).toMatch(/application\/json/);
 		expect(first.data).toEqual({
@@ -101,17 +124,23 @@ describe('the trigger remembers accepted events across re-activation, edits and 
 	});
 
 	it('starts nothing for a redelivery after the workflow is deactivated and activated again', async () => {
+		const trigger = await publishTrigger();
+		const { workflowId, url } = trigger;
+		await acceptFirstCopies(trigger, ['MEM-1']);
 		const res = await api.http.post(`/rest/workflows/${workflowId}/deactivate`, {});
 		expect(res.status).toBe(200);
 		const { versionId } = (await api.http.get(`/rest/workflows/${workflowId}`)).data.data;
 		await api.activateWorkflow(workflowId, versionId);
 		await waitForWebhook(url);
-		const again = await deliver(body('MEM-1'));
+		const again = await deliver(url, body('MEM-1'));
 		expect([again.status, again.data.duplicate]).toEqual([200, true]);
 		expect(await settledExecutions(api, workflowId)).toHaveLength(1);
 	});
 
 	it('starts nothing for a redelivery after an edit of the trigger (rotated key) is published', async () => {
+		const trigger = await publishTrigger();
+		const { workflowId, url } = trigger;
+		await acceptFirstCopies(trigger, ['MEM-1']);
 		const current = (await api.http.get(`/rest/workflows/${workflowId}`)).data.data;
 		const nodes = current.nodes as Array<{ name: string; parameters: Record<string, unknown> }>;
 		nodes[0].parameters = { ...nodes[0].parameters, options: { publicKey: pem(1) } };
@@ -128,18 +157,23 @@ describe('the trigger remembers accepted events across re-activation, edits and 
 		// redelivery signed with the new key is refused (401), and while n8n swaps the versions the webhook
 		// is briefly not registered (404). Once live, it must be a duplicate.
 		const deadline = Date.now() + 60000;
-		let again = await deliver(body('MEM-1'), 1);
+		let again = await deliver(url, body('MEM-1'), 1);
 		while ((again.status === 401 || again.status === 404) && Date.now() < deadline) {
 			await new Promise((r) => setTimeout(r, 500));
-			again = await deliver(body('MEM-1'), 1);
+			again = await deliver(url, body('MEM-1'), 1);
 		}
 		expect([again.status, again.data.duplicate]).toEqual([200, true]);
-		expect((await deliver(body('MEM-1'), 0)).status).toBe(401);
-		expect((await deliver(body('MEM-2'), 1)).data).toMatchObject({ event: 'payment.completed' });
+		expect((await deliver(url, body('MEM-1'), 0)).status).toBe(401);
+		expect((await deliver(url, body('MEM-2'), 1)).data).toMatchObject({
+			event: 'payment.completed',
+		});
 		expect(await settledExecutions(api, workflowId)).toHaveLength(2);
 	});
 
 	it('starts nothing for a redelivery after n8n restarts', async () => {
+		const trigger = await publishTrigger();
+		const { workflowId, url } = trigger;
+		await acceptFirstCopies(trigger, ['MEM-1', 'MEM-2']);
 		const { userFolder } = n8n;
 		const port = Number(new URL(n8n.url).port);
 		await n8n.stop();
@@ -148,7 +182,7 @@ describe('the trigger remembers accepted events across re-activation, edits and 
 		await api.setupOwner();
 		await waitForWebhook(url);
 		for (const reference of ['MEM-1', 'MEM-2']) {
-			const again = await deliver(body(reference), 1);
+			const again = await deliver(url, body(reference));
 			expect([reference, again.status, again.data.duplicate]).toEqual([reference, 200, true]);
 		}
 		expect(await settledExecutions(api, workflowId)).toHaveLength(2);

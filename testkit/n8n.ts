@@ -228,6 +228,46 @@ export async function stopProcessGroup(
 	clearTimeout(killer);
 }
 
+/**
+ * A user folder n8n has started in once and stopped: its SQLite database migrated (about 150 migrations,
+ * a third of a start) and its encryption key made; no owner, credential or workflow. Made once per n8n
+ * version (cached under the OS temp folder, like the packed package) by starting n8n in it; each new
+ * test instance starts from a copy, so it skips the migrations and is still fresh.
+ */
+async function migratedTemplate(
+	version: string,
+	start: (userFolder: string) => Promise<N8nServer>,
+): Promise<string> {
+	const root = join(tmpdir(), 'littlepay-n8n-template');
+	const dir = join(root, version);
+	if (existsSync(join(dir, '.complete'))) return dir;
+	mkdirSync(root, { recursive: true });
+	const work = mkdtempSync(join(root, 'work-'));
+	try {
+		const server = await start(work);
+		await server.stop();
+		// Only n8n's own state: the package is installed into each copy, logs are its run's.
+		rmSync(join(work, '.n8n', 'nodes'), { recursive: true, force: true });
+		for (const entry of readdirSync(join(work, '.n8n')))
+			if (/\.log$/.test(entry)) rmSync(join(work, '.n8n', entry), { force: true });
+		if (!existsSync(join(work, '.n8n', 'database.sqlite')))
+			throw new Error(`n8n ${version} left no database.sqlite in ${work}`);
+		writeFileSync(join(work, '.complete'), '');
+		if (existsSync(dir) && !existsSync(join(dir, '.complete')))
+			rmSync(dir, { recursive: true, force: true });
+		try {
+			renameSync(work, dir);
+		} catch {
+			// Another run made the same template first: use its copy.
+			rmSync(work, { recursive: true, force: true });
+		}
+	} catch (error) {
+		rmSync(work, { recursive: true, force: true });
+		throw error;
+	}
+	return dir;
+}
+
 /** Starts n8n with the package loaded and waits until the editor is accessible. */
 export async function startN8n(
 	options: {
@@ -235,13 +275,31 @@ export async function startN8n(
 		userFolder?: string;
 		env?: Record<string, string>;
 		version?: string;
+		/** Migrate a new database from nothing rather than copy the migrated template (it makes the template). */
+		fresh?: boolean;
 	} = {},
 ): Promise<N8nServer> {
 	const version = options.version ?? DEFAULT_N8N_VERSION;
 	const { node, n8nBin } = ensureN8nInstalled(version);
-	const port = options.port ?? (await freePort());
 	const userFolder = options.userFolder ?? mkdtempSync(join(tmpdir(), 'littlepay-n8n-'));
+	// A new SQLite instance starts from a migrated copy (see migratedTemplate); a folder n8n has run in
+	// (a restart) keeps its own database, and another database type has nothing to copy.
+	const n8nDir = join(userFolder, '.n8n');
+	if (
+		!options.fresh &&
+		!options.env?.DB_TYPE &&
+		!existsSync(join(n8nDir, 'database.sqlite')) &&
+		!existsSync(join(n8nDir, 'config'))
+	) {
+		const template = await migratedTemplate(version, (folder) =>
+			startN8n({ version, userFolder: folder, fresh: true }),
+		);
+		mkdirSync(n8nDir, { recursive: true });
+		for (const entry of readdirSync(join(template, '.n8n')))
+			cpSync(join(template, '.n8n', entry), join(n8nDir, entry), { recursive: true });
+	}
 	installPackageInto(userFolder);
+	const port = options.port ?? (await freePort());
 	const env: Record<string, string> = {
 		PATH: process.env.PATH ?? '',
 		HOME: process.env.HOME ?? userFolder,

@@ -50,6 +50,8 @@ export interface GatewayOptions {
 	callbacks: CallbackSender;
 	/** How long one minute of expiresAt lasts (60000 outside tests). */
 	minuteMs: number;
+	/** Whether a repeated payout key makes a second payout instead of a 409 (SandboxOptions). */
+	acceptRepeatedPayoutKeys?: boolean;
 }
 
 /** Outcome of the payer simulation for a mobile number's last digit. */
@@ -114,7 +116,7 @@ export class Gateway {
 	private readonly waiters = new Map<string, Set<Waiter>>();
 	private closed = false;
 
-	constructor(private readonly options: GatewayOptions) {}
+	constructor(readonly options: GatewayOptions) {}
 
 	// ---- timers and waiters -------------------------------------------------------------
 
@@ -880,7 +882,7 @@ export class Gateway {
 				{ minimumAmount: info.minimumAmount, maximumAmount: info.maximumAmount },
 			);
 		}
-		if (key !== undefined) {
+		if (key !== undefined && !this.options.acceptRepeatedPayoutKeys) {
 			const existing = this.disbursementsByKey.get(key);
 			if (existing) {
 				throw new SandboxError(
@@ -918,7 +920,9 @@ export class Gateway {
 			method,
 		});
 		this.disbursements.set(id, disbursement);
-		this.disbursementsByKey.set(disbursement.key, disbursement);
+		// With repeated keys accepted, the key still finds its first payout, as a lookup by key would.
+		if (!this.disbursementsByKey.has(disbursement.key))
+			this.disbursementsByKey.set(disbursement.key, disbursement);
 		const outcome = disbursementOutcome(to);
 		if (outcome) {
 			this.later(settleDelay(this.options.payoutSettleMs ?? this.options.pinDelayMs), () => {

@@ -119,6 +119,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		payoutSettleMs,
 		callbacks,
 		minuteMs: options.minuteMs ?? 60_000,
+		acceptRepeatedPayoutKeys: options.acceptRepeatedPayoutKeys ?? false,
 	});
 	let faultRules: FaultRule[] = [];
 	let requestLog: RequestLogEntry[] = [];
@@ -452,6 +453,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		},
 		'POST /sandbox/reset': () => {
 			gateway.reset();
+			// A setting one test turns on must not reach the next.
+			gateway.options.acceptRepeatedPayoutKeys = options.acceptRepeatedPayoutKeys ?? false;
 			callbacks.clear();
 			requestLog = [];
 			seq = 0;
@@ -470,6 +473,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		'POST /sandbox/faults': (ctx) => {
 			faultRules = parseRules(ctx.body);
 			return envelope({ rules: faultRules });
+		},
+		'GET /sandbox/settings': () =>
+			envelope({ acceptRepeatedPayoutKeys: gateway.options.acceptRepeatedPayoutKeys === true }),
+		'POST /sandbox/settings': (ctx) => {
+			const body = (ctx.body ?? {}) as Record<string, unknown>;
+			if (body.acceptRepeatedPayoutKeys !== undefined) {
+				if (typeof body.acceptRepeatedPayoutKeys !== 'boolean')
+					throw new SandboxError(
+						400,
+						'INVALID_FIELD',
+						'acceptRepeatedPayoutKeys must be true or false',
+					);
+				gateway.options.acceptRepeatedPayoutKeys = body.acceptRepeatedPayoutKeys;
+			}
+			return envelope({
+				acceptRepeatedPayoutKeys: gateway.options.acceptRepeatedPayoutKeys === true,
+			});
 		},
 		'DELETE /sandbox/faults': () => {
 			faultRules = [];

@@ -37,6 +37,13 @@ export interface SandboxOptions {
 	 * payout draws its own time (uniformly). Default: pinDelayMs.
 	 */
 	payoutSettleMs?: PayoutSettleMs;
+	/**
+	 * Whether a payout with a key already used is accepted as a new payout instead of answered 409.
+	 * Little Pay does not document what it does with a repeated key: this is the worst case, for tests
+	 * of what keeps one key from being paid twice on the node's side. Off by default; also set at run
+	 * time with POST /sandbox/settings.
+	 */
+	acceptRepeatedPayoutKeys?: boolean;
 }
 
 /** A payout's settling time: fixed, or drawn per payout from [minMs, maxMs]. */

@@ -14,6 +14,7 @@ import type {
 	INode,
 	INodeCredentialsDetails,
 	INodeExecutionData,
+	NodeExecutionHint,
 	INodeProperties,
 	INodeType,
 	INodeTypes,
@@ -224,8 +225,10 @@ export interface WorkflowJson {
 
 /** What a run produced. */
 export interface RunResult {
-	/** Output items of each node, first run, first output. */
-	output(nodeName: string): INodeExecutionData[];
+	/** Output items of each node, first run, first output (or the output given). */
+	output(nodeName: string, outputIndex?: number): INodeExecutionData[];
+	/** The hints a node's first run showed above its output (addExecutionHints). */
+	hints(nodeName: string): NodeExecutionHint[];
 	/** The error the run stopped with, if any. */
 	error: (Error & { description?: string }) | undefined;
 	run: IRun;
@@ -414,6 +417,7 @@ export async function runWorkflow(
 		// A cancelled run rejects; the engine's own record of it is not needed by the tests.
 		return {
 			output: () => [],
+			hints: () => [],
 			error: error as Error,
 			run: undefined as unknown as IRun,
 			requests: credentialsHelper.sent,
@@ -423,8 +427,11 @@ export async function runWorkflow(
 	}
 	const runData = run.data.resultData.runData;
 	return {
-		output(nodeName: string) {
-			return runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
+		output(nodeName: string, outputIndex = 0) {
+			return runData[nodeName]?.[0]?.data?.main?.[outputIndex] ?? [];
+		},
+		hints(nodeName: string) {
+			return runData[nodeName]?.[0]?.hints ?? [];
 		},
 		error: run.data.resultData.error as RunResult['error'],
 		run,

@@ -5,12 +5,49 @@ import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-work
 // refusal, an outcome that is unknown, a cancelled run. Messages name the item; descriptions say how
 // to fix it; card numbers never leave in either.
 
-/** The error for a bad item, raised before anything is sent: it names the item and says how to fix it. */
+/**
+ * How a message names an item: "Row 42", counted from 1 as a person counts rows. The error leaves out
+ * n8n's itemIndex, which the editor would add as "[item 41]", naming the same row twice and 0-based.
+ */
+export function rowOf(itemIndex: number): string {
+	return `Row ${itemIndex + 1}`;
+}
+
+/** A bad value of an item: which field and what is wrong with it, for a run that lists every refused row. */
+export class ItemInputError extends NodeOperationError {
+	constructor(
+		node: INode,
+		readonly itemIndex: number,
+		readonly reason: string,
+		fix: string,
+		readonly field?: string,
+	) {
+		super(node, `${rowOf(itemIndex)}: ${reason}`, { description: fix });
+	}
+}
+
+/**
+ * Runs a check and hands back the refusal it raised (an error of `kind`) instead of throwing it, so a
+ * run can collect every refused row; any other error (the gateway, a cancelled run) is thrown.
+ */
+export async function refusalOf<E extends Error>(
+	check: () => Promise<void> | void,
+	kind: abstract new (...args: never[]) => E,
+): Promise<E | undefined> {
+	let failure: unknown;
+	try {
+		await check();
+		return undefined;
+	} catch (error) {
+		failure = error;
+	}
+	if (failure instanceof kind) return failure;
+	throw failure;
+}
+
+/** The error for a bad item, raised before anything is sent: it names the row and says how to fix it. */
 export function itemError(node: INode, itemIndex: number, message: string, fix: string): never {
-	throw new NodeOperationError(node, `Item ${itemIndex}: ${message}`, {
-		itemIndex,
-		description: fix,
-	});
+	throw new ItemInputError(node, itemIndex, message, fix);
 }
 
 /**
@@ -46,7 +83,7 @@ export function invalidInput(
 	problem: string,
 	fix: string,
 ): never {
-	itemError(node, itemIndex, `${field} ${problem}`, fix);
+	throw new ItemInputError(node, itemIndex, `${field} ${problem}`, fix, field);
 }
 
 const HINTS: Record<number, string> = {
@@ -166,8 +203,8 @@ export function throwUnknownOutcome(
 ): never {
 	throw new NodeOperationError(
 		context.getNode(),
-		`Item ${itemIndex}: the outcome of the ${what} is unknown (${detail})`,
-		{ itemIndex, description: check },
+		`${rowOf(itemIndex)}: the outcome of the ${what} is unknown (${detail})`,
+		{ description: check },
 	);
 }
 
@@ -228,7 +265,7 @@ export class MoneyRefusal extends NodeOperationError {
 		limit: AppliedLimit | null,
 		fix: string,
 	) {
-		super(node, `Item ${itemIndex}: ${reason}`, { itemIndex, description: fix });
+		super(node, `${rowOf(itemIndex)}: ${reason}`, { description: fix });
 		this.refusal = { reason, limit };
 	}
 }

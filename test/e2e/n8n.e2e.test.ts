@@ -798,11 +798,14 @@ describe('the package in a real n8n server', () => {
 		try {
 			const ids = await sandboxCredentials(api, own, 'bad input');
 			const cases: Array<[Record<string, unknown>, RegExp]> = [
-				[{ mobile: '+256 712 345 670' }, /Item 0: Mobile Number cannot be a MPESA number/],
-				[{ mobile: '07123' }, /Item 0: Mobile Number must have 9 digits/],
-				[{ amount: -5 }, /Item 0: Amount must be a positive number/],
-				[{ key: 'order-12/34' }, /Item 0: Key must contain only letters and digits/],
-				[{ callbackUrl: 'not a url' }, /Item 0: Callback URL is not an http\(s\) URL/],
+				[
+					{ mobile: '+256 712 345 670' },
+					/Row 1: Mobile Number does not start with a country code that MPESA serves/,
+				],
+				[{ mobile: '07123' }, /Row 1: Mobile Number must have 9 digits/],
+				[{ amount: -5 }, /Row 1: Amount must be a positive number/],
+				[{ key: 'order-12/34' }, /Row 1: Key must contain only letters and digits/],
+				[{ callbackUrl: 'not a url' }, /Row 1: Callback URL is not an http\(s\) URL/],
 			];
 			for (const [change, message] of cases) {
 				const workflow = loadExample('1-mpesa-collect.json', {

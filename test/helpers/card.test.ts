@@ -41,7 +41,7 @@ describe('validateCard', () => {
 		['Cardholder Name', { name: '' }],
 	])('refuses a bad %s, naming the item and field', (field, change) => {
 		expect(() => validateCard(node, 3, { ...good, ...change }, NOV_2026)).toThrow(
-			`Item 3: ${field}`,
+			`Row 4: ${field}`,
 		);
 	});
 

@@ -57,7 +57,7 @@ function fuzz<T>(
 				} catch (error) {
 					const clear =
 						error instanceof NodeOperationError &&
-						fields.some((f) => error.message.startsWith(`Item ${itemIndex}: ${f} `)) &&
+						fields.some((f) => error.message.startsWith(`Row ${itemIndex + 1}: ${f} `)) &&
 						typeof error.description === 'string' &&
 						error.description !== '' &&
 						errorOk(value, error);

@@ -225,7 +225,7 @@ describe('tool mode: money moves are off until the author turns them on', () => 
 				]),
 			);
 			expect(result.error?.message).toBe(
-				'Item 0: Allow Money Moves as a Tool is an expression, which this safety switch may not be',
+				'Row 1: Allow Money Moves as a Tool is an expression, which this safety switch may not be',
 			);
 			expect(await moneyRequests()).toEqual([]);
 		},
@@ -359,7 +359,7 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 				]),
 			);
 			expect(result.error?.message).toBe(
-				'Item 0: Max Amount in Spending Limits is an expression, which a limit may not be',
+				'Row 1: Max Amount in Spending Limits is an expression, which a limit may not be',
 			);
 			expect(result.error?.description).toMatch(/switch the field from Expression to Fixed/);
 			expect(await moneyRequests()).toEqual([]);
@@ -622,7 +622,7 @@ describe('limits in ordinary workflows, where set', () => {
 			]),
 		);
 		expect(result.error?.message).toBe(
-			"Item 0: KES 1,500 is above the maximum of KES 1,000 per payout (set on this node's Spending Limits)",
+			"Row 1: KES 1,500 is above the maximum of KES 1,000 per payout (set on this node's Spending Limits)",
 		);
 		expect(await moneyRequests()).toEqual([]);
 		expect(await newPayouts(before)).toEqual([]);
@@ -647,7 +647,7 @@ describe('limits in ordinary workflows, where set', () => {
 		const out = outputs(result);
 		expect(out[2]).toEqual({
 			error:
-				'Item 2: This would be money move 3 in this execution; at most 2 are allowed (set on the credential)',
+				'Row 3: This would be money move 3 in this execution; at most 2 are allowed (set on the credential)',
 			description: 'Nothing more can be sent in this execution; have a person make this one',
 			key: null,
 			itemIndex: 2,
@@ -686,7 +686,7 @@ describe('limits in ordinary workflows, where set', () => {
 			});
 			let result = await run(json, { credentials });
 			if (!retryOnFail) {
-				expect(result.error?.message).toMatch(/Item 2: the outcome of the disbursement is unknown/);
+				expect(result.error?.message).toMatch(/Row 3: the outcome of the disbursement is unknown/);
 				result = await run(json, { credentials, retryOf: result });
 			}
 			expect(result.error).toBeUndefined();

@@ -59,7 +59,7 @@ describe('unknown outcomes of money-moving requests', () => {
 		});
 		const result = await run('disbursement-create.json', [payout(key)]);
 		const [out] = result.output('Little Pay').map((i) => i.json);
-		expect(out.error).toMatch(/Item 0: the outcome of the disbursement is unknown/);
+		expect(out.error).toMatch(/Row 1: the outcome of the disbursement is unknown/);
 		expect(String(out.description)).toMatch(/before retrying/);
 		expect(String(out.description)).not.toMatch(/then try again/);
 		expect(await ledgerDisbursements(key)).toHaveLength(1);
@@ -75,7 +75,7 @@ describe('unknown outcomes of money-moving requests', () => {
 		});
 		const result = await run('refund-create.json', [{ paymentId: reference, amount: 100 }]);
 		const [out] = result.output('Little Pay').map((i) => i.json);
-		expect(out.error).toMatch(/Item 0: the outcome of the refund is unknown \(HTTP 502\)/);
+		expect(out.error).toMatch(/Row 1: the outcome of the refund is unknown \(HTTP 502\)/);
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toHaveLength(1);
 	});
 });
@@ -97,7 +97,7 @@ describe('values as expressions give them', () => {
 			payout(newKey('pnet'), { method: 'VODAFONE' }),
 		]);
 		expect(result.output('Little Pay')[0].json.error).toMatch(
-			/Item 0: Network is not one of MPESA, AIRTEL, MTN, TIGOPESA/,
+			/Row 1: Network is not one of MPESA, AIRTEL, MTN, TIGOPESA/,
 		);
 		expect(await sb.received()).toEqual([]);
 	});

@@ -108,7 +108,7 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 		const { items, amounts } = recipients(mapKeys);
 		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP, undefined, mapKeys ? 3 : 0);
 		const original = await run(workflow('disbursement-create.json', items));
-		expect(original.error?.message).toMatch(/Item 2: the outcome of the disbursement is unknown/);
+		expect(original.error?.message).toMatch(/Row 3: the outcome of the disbursement is unknown/);
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
 		await clearFaults();
 
@@ -148,7 +148,7 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 		// The first retry fails too: the gateway is still down, so its first lookup gets no answer
 		// and it sends nothing.
 		const firstRetry = await run(workflow('disbursement-create.json', items), original);
-		expect(firstRetry.error?.message).toMatch(/Item 0: the outcome of the disbursement is unknown/);
+		expect(firstRetry.error?.message).toMatch(/Row 1: the outcome of the disbursement is unknown/);
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
 		await clearFaults();
 		const secondRetry = await run(workflow('disbursement-create.json', items), firstRetry);
@@ -189,7 +189,7 @@ describe('retrying a failed collect run creates one intent and one PIN prompt pe
 		const { items, descriptions } = orders(mapKeys);
 		await failThirdCreate(INTENT_CREATE, INTENT_LOOKUP);
 		const original = await run(workflow('mobile-money-collect.json', items));
-		expect(original.error?.message).toMatch(/Item 2: the outcome of the payment intent is unknown/);
+		expect(original.error?.message).toMatch(/Row 3: the outcome of the payment intent is unknown/);
 		await clearFaults();
 		const retry = await run(workflow('mobile-money-collect.json', items), original);
 		expect(retry.error).toBeUndefined();
@@ -236,7 +236,7 @@ describe('keys that exist already', () => {
 			]),
 		);
 		expect(other.error?.message).toBe(
-			`Item 0: Key "${key}" already belongs to a different disbursement (amount 500 there, 700 here)`,
+			`Row 1: Key "${key}" already belongs to a different disbursement (amount 500 there, 700 here)`,
 		);
 		expect(other.error?.description).toMatch(/Use a new key for a new disbursement/);
 		const ledger = (await sb.get('/sandbox/ledger')).data.data.disbursements as Payout[];
@@ -254,8 +254,9 @@ describe('keys that exist already', () => {
 		for (const name of Object.keys(contextData)) delete contextData[name];
 		await sb.received();
 		const retry = await run(workflow('disbursement-create.json', items), original);
-		expect(retry.error?.message).toBe(
-			'Item 0: Key is empty, and this retried execution cannot recover the keys its first attempt generated',
+		expect(retry.error?.message).toBe('Nothing was paid: 3 of 3 rows are refused');
+		expect(retry.error?.description).toMatch(
+			/^Row 1: Key is empty, and this retried execution cannot recover the keys its first attempt generated\n/,
 		);
 		expect(retry.error?.description).toMatch(/Map a Key from your data/);
 		expect(await sb.received()).toEqual([]);
@@ -325,10 +326,10 @@ describe('refunds, which have no key, are sent once under every n8n retry', () =
 			rules: [{ method: 'POST', pathPrefix: '/api/refund/', drop: 'after', times: 1 }],
 		});
 		const original = await run(json);
-		expect(original.error?.message).toMatch(/Item 0: the outcome of the refund is unknown/);
+		expect(original.error?.message).toMatch(/Row 1: the outcome of the refund is unknown/);
 		const retry = await run(json, original);
 		expect(retry.error?.message).toBe(
-			'Item 0: the outcome of the refund is unknown (an earlier attempt of this execution sent it and got no answer)',
+			'Row 1: the outcome of the refund is unknown (an earlier attempt of this execution sent it and got no answer)',
 		);
 		expect(await refundsPerPayment(references)).toEqual([1]);
 	});

@@ -172,7 +172,7 @@ describe('Card (3-D Secure)', () => {
 			const result = await run('card-frictionless.json', [
 				cardItem(reference, CARDS.frictionless, overrides),
 			]);
-			expect(result.error?.message).toContain(`Item 0: ${field}`);
+			expect(result.error?.message).toContain(`Row 1: ${field}`);
 			expect(
 				JSON.stringify({ message: result.error?.message, description: result.error?.description }),
 			).not.toMatch(/4111/);
@@ -192,7 +192,7 @@ describe('Card (3-D Secure)', () => {
 			'continueRegularOutput',
 		);
 		const tokens = result.output('Card Token').map((i) => i.json);
-		expect(tokens[0].error).toMatch(/Item 0: CVV/);
+		expect(tokens[0].error).toMatch(/Row 1: CVV/);
 		expect(tokens[1]).toMatchObject({ reference: good.reference, card: { last4: '1111' } });
 		// The error item flows on as an error at every later step; it never reaches the gateway.
 		expect(result.output('Process').map((i) => i.json.status ?? 'error')).toEqual([

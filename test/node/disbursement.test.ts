@@ -96,7 +96,7 @@ describe('Disbursement: Create', () => {
 			continueOnFail: true,
 		});
 		expect(result.output('Little Pay')[0].json).toEqual({
-			error: 'Item 0: Key is empty, so running this workflow again could pay this row twice',
+			error: 'Row 1: Key is empty, so running this workflow again could pay this row twice',
 			description:
 				"Map each row's own payout ID, e.g. {{ $json.payoutId }} (letters and digits), or set Payout Key to Generate a Key per Execution",
 			// The error item names the row: its (empty) key, n8n's index and the 1-based row.
@@ -138,11 +138,18 @@ describe('Disbursement: Create', () => {
 		expect(again.output('Little Pay').every((o) => o.json.alreadyExisted === true)).toBe(true);
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);
 		// Generated keys: Retry of a failed execution (mode retry) looks its keys up ahead too. The second
-		// row is under M-Pesa's minimum, so the first attempt fails after paying the first row.
-		const generated = [payout({ key: '', amount: 640 }), payout({ key: '', amount: 5 })];
+		// row is under M-Pesa's minimum and skips the node's limit check, so Little Pay refuses it after
+		// the first row was paid: the run's error says so, and how to run it again safely.
+		const generated = [
+			payout({ key: '', amount: 640 }),
+			payout({ key: '', amount: 5, checkLimits: false }),
+		];
 		const original = await run('disbursement-create.json', generated);
-		expect(original.error?.message).toMatch(/Amount 5 is outside the MPESA limits/);
-		expect((await sb.received()).filter((r) => r.method === 'POST')).toHaveLength(1);
+		expect(original.error?.message).toMatch(/amount 5 is outside the MPESA limits/);
+		expect(original.error?.description).toMatch(
+			/Before this, the run had sent 1 payout\. Retry this execution from the Executions list: it reuses the keys it generated and pays none of them twice/,
+		);
+		expect((await sb.received()).filter((r) => r.method === 'POST')).toHaveLength(2);
 		const retried = await runWorkflow(
 			loadFixture('disbursement-create.json', {
 				ITEMS: JSON.stringify(generated),
@@ -150,9 +157,10 @@ describe('Disbursement: Create', () => {
 			}),
 			{ credentials: sb.credentials, retryOf: original },
 		);
-		expect(retried.error?.message).toMatch(/Amount 5 is outside the MPESA limits/);
+		expect(retried.error?.message).toMatch(/amount 5 is outside the MPESA limits/);
 		const retrySent = await sb.received();
-		expect(retrySent.filter((r) => r.method === 'POST')).toEqual([]);
+		// The paid row is found under its key; the refused one is sent again and refused again.
+		expect(retrySent.filter((r) => r.method === 'POST')).toHaveLength(1);
 		expect(
 			retrySent.filter(
 				(r) =>
@@ -160,7 +168,7 @@ describe('Disbursement: Create', () => {
 					r.path.startsWith('/api/disbursements/') &&
 					!r.path.endsWith('/charges'),
 			),
-		).toHaveLength(1);
+		).toHaveLength(2);
 	});
 
 	it('a payout whose key lookup fails is looked up again before its create, and is never sent blind', async () => {
@@ -234,17 +242,17 @@ describe('Disbursement: Create', () => {
 
 	it("refuses an amount outside the network's limits before sending the payout", async () => {
 		const result = await run('disbursement-create.json', [payout({ amount: 5 })]);
-		expect(result.error?.message).toBe('Item 0: Amount 5 is outside the MPESA limits 10-150000');
-		expect(result.error?.description).toBe('Split the payout or pick another network');
+		expect(result.error?.message).toBe('Row 1: Amount 5 is outside the MPESA limits 10-150000');
+		expect(result.error?.description).toBe(
+			'Split the payout into parts within the limits, each a row with its own payout ID (key), or pick another network',
+		);
 		const sent = await sb.received();
 		expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/disbursements/charges']);
 
 		const tooBig = await run('disbursement-create.json', [
 			payout({ method: 'MTN', to: '+256712345670', amount: 600000 }),
 		]);
-		expect(tooBig.error?.message).toBe(
-			'Item 0: Amount 600000 is outside the MTN limits 100-500000',
-		);
+		expect(tooBig.error?.message).toBe('Row 1: Amount 600000 is outside the MTN limits 100-500000');
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);
 	});
 
@@ -333,11 +341,11 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 		expect(perRow.map((r) => [r.valid, r.fee])).toEqual([
 			[true, 7],
 			[true, 23],
-			[false, 0],
+			[false, null],
 			[false, null],
 			[false, null],
 			[true, 7],
-			[false, 7],
+			[false, null],
 			[true, 13],
 			[false, 13],
 		]);
@@ -345,6 +353,7 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 			checkOnly: true,
 			valid: true,
 			reason: null,
+			row: 1,
 			key: rows[0].key,
 			amount: 500,
 			currency: 'KES',
@@ -355,14 +364,16 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 		});
 		expect(perRow[2].reason).toBe('Amount 5 is outside the MPESA limits 10-150000');
 		expect(perRow[3].reason).toBe(
-			'Destination Number cannot be a MPESA number (country codes 254, 255)',
+			'Destination Number does not start with a country code that MPESA serves (254 or 255)',
 		);
 		expect(perRow[3].to).toBe('+256712345670');
+		// A refused row keeps its key as given, so the bookkeeper can find it.
+		expect(perRow[3]).toMatchObject({ row: 4, key: rows[3].key, field: 'Destination Number' });
 		expect(perRow[4].reason).toBe(
 			'Key is empty, so running this workflow again could pay this row twice',
 		);
 		expect(perRow[6].reason).toBe(
-			`Key "${dup}" is also the key of item 5: Little Pay keeps one payout per key, so only the first would be paid`,
+			`Key "${dup}" is also the key of row 6: Little Pay keeps one payout per key, so this row would be reported as that row's payout, and nobody paid`,
 		);
 		expect(perRow[7]).toMatchObject({ valid: true, alreadyExisted: true });
 		expect(perRow[8].reason).toBe(
@@ -370,27 +381,43 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 		);
 		const summary = out[rows.length];
 		expect(summary.pairedItem).toEqual(rows.map((_, item) => ({ item })));
+		const refusedRows = [2, 3, 4, 6, 8].map((item) => ({
+			row: item + 1,
+			key: perRow[item].key,
+			field: perRow[item].field,
+			reason: perRow[item].reason,
+			amount: perRow[item].amount,
+			to: perRow[item].to,
+		}));
 		expect(summary.json).toEqual({
-			checkOnly: true,
 			summary: true,
+			checkOnly: true,
 			rows: 9,
 			count: 3,
+			alreadyExisted: 1,
+			refused: 5,
+			errors: 0,
 			currency: 'KES',
 			totalAmount: 500 + 1200 + 300,
 			totalFees: 7 + 23 + 7,
 			byCurrency: { KES: { count: 3, amount: 2000, fees: 37 } },
-			alreadyExisted: 1,
-			refused: 5,
-			refusedRows: [2, 3, 4, 6, 8].map((item) => ({
-				item,
-				key: perRow[item].key,
-				amount: perRow[item].amount,
-				to: perRow[item].to,
-				reason: perRow[item].reason,
+			rowsToActOn: refusedRows.map(({ row, key, reason }) => ({
+				row,
+				key,
+				outcome: 'refused',
+				reason,
 			})),
-			errors: 0,
+			rowsToActOnNotListed: 0,
+			refusedRows,
 			gateway: 'sandbox',
 		});
+		// The same figures, above the output: nobody has to page to the last item.
+		expect(result.hints('Little Pay')).toEqual([
+			expect.objectContaining({
+				location: 'outputPane',
+				message: `Payout run: Check only, nothing sent: 3 would be paid (KES 2,000.00, fees KES 37.00), 1 found already sent, 5 refused. To act on: row 3 (${String(rows[2].key)}), row 4 (${String(rows[3].key)}), row 5, row 7 (${dup}), row 9 (${String(taken.key)})`,
+			}),
+		]);
 		const sent = await sb.received();
 		expect(sent.filter((r) => r.method !== 'GET')).toEqual([]);
 		expect(sent.filter((r) => r.path === '/api/disbursements/charges')).toHaveLength(1);

@@ -185,7 +185,7 @@ describe('Mobile Money: Collect', () => {
 		]) {
 			const result = await collect([bad]);
 			expect(result.error?.message).toBe(
-				`Item 0: Mobile Number cannot be a ${String(bad.network)} number (country codes ${bad.network === 'MTN' ? '256, 233, 250' : '255'})`,
+				`Row 1: Mobile Number does not start with a country code that ${String(bad.network)} serves (${bad.network === 'MTN' ? '256, 233 or 250' : '255'})`,
 			);
 			expect(result.output('Little Pay')).toEqual([]);
 		}

@@ -192,7 +192,7 @@ describe('Pause Until Little Pay Calls Back', () => {
 			credentials: sb.credentials,
 		});
 		expect(run.error?.message).toBe(
-			'Item 0: Wait for Payment "Pause Until Little Pay Calls Back" takes one payment per execution, and this run has 2 items',
+			'Row 1: Wait for Payment "Pause Until Little Pay Calls Back" takes one payment per execution, and this run has 2 items',
 		);
 		expect(await sb.received()).toEqual([]);
 	});
@@ -343,7 +343,7 @@ describe('Pause Until Little Pay Calls Back', () => {
 		json.nodes[1].parameters.pauseTimeoutUnit = 'days';
 		const run = await runWorkflow(json, { credentials: sb.credentials });
 		expect(run.error?.message).toBe(
-			'Item 0: Pause Timeout must be from 1 minute to 30 days (got 31 days)',
+			'Row 1: Pause Timeout must be from 1 minute to 30 days (got 31 days)',
 		);
 		expect(await sb.received()).toEqual([]);
 	});

@@ -82,7 +82,7 @@ describe('Payment Intent: Create', () => {
 	])('refuses a bad %s before sending anything', async (field, change) => {
 		await sb.received();
 		const result = await createIntents([item(change)]);
-		expect(result.error?.message).toContain(`Item 0: ${field}`);
+		expect(result.error?.message).toContain(`Row 1: ${field}`);
 		expect(result.error?.description).toBeTruthy();
 		expect(await sb.received()).toEqual([]);
 	});
@@ -102,7 +102,7 @@ describe('Payment Intent: Create', () => {
 		await sb.received();
 		const result = await runWorkflow(workflow, { credentials: sb.credentials });
 		expect(result.error?.message).toBe(
-			`Item 0: Expires In (Minutes) must be whole minutes from 1 to 43200 (got ${expiresAt})`,
+			`Row 1: Expires In (Minutes) must be whole minutes from 1 to 43200 (got ${expiresAt})`,
 		);
 		expect(await sb.received()).toEqual([]);
 	});

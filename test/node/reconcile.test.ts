@@ -130,7 +130,7 @@ describe('Payment: Reconcile', () => {
 			row: 2,
 		});
 		expect(String(out[1].error)).toMatch(/does-not-exist-123/);
-		expect(String(out[2].error)).toMatch(/Item 2: Reference or Key/);
+		expect(String(out[2].error)).toMatch(/Row 3: Reference or Key/);
 		expect(out[3]).toMatchObject({ status: 'FAILED', payable: true, changed: false });
 		const sent = await sb.received();
 		// Three reads; the empty reference sent nothing.

@@ -195,8 +195,8 @@ describe('Refund: Create', () => {
 		);
 		expect(result.error).toBeUndefined();
 		expect(result.output('Little Pay').map((o) => o.json.error)).toEqual([
-			'Item 0: Amount must be a positive number (got -5)',
-			'Item 1: Callback URL is not an http(s) URL (got "ftp://example.com/x")',
+			'Row 1: Amount must be a positive number (got -5)',
+			'Row 2: Callback URL is not an http(s) URL (got "ftp://example.com/x")',
 		]);
 		expect(await sb.received()).toEqual([]);
 	});
@@ -207,7 +207,7 @@ describe('Refund: Create', () => {
 			rules: [{ method: 'POST', pathPrefix: '/api/refund/', drop: 'after', times: 1 }],
 		});
 		const result = await refund([{ paymentId: payment.key, amount: 200 }]);
-		expect(result.error?.message).toMatch(/^Item 0: the outcome of the refund is unknown/);
+		expect(result.error?.message).toMatch(/^Row 1: the outcome of the refund is unknown/);
 		expect(result.error?.description).toContain('Check in the dashboard');
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toHaveLength(1);
 		expect(await refundsOf(payment.reference)).toHaveLength(1);

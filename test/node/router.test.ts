@@ -60,8 +60,9 @@ describe('Continue On Fail', () => {
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(output[0].json).toMatchObject({ key: items[0].key, outcome: 'accepted' });
 		expect(output[1].json).toEqual({
-			error: 'Item 1: Amount 5 is outside the MPESA limits 10-150000',
-			description: 'Split the payout or pick another network',
+			error: 'Row 2: Amount 5 is outside the MPESA limits 10-150000',
+			description:
+				'Split the payout into parts within the limits, each a row with its own payout ID (key), or pick another network',
 			key: items[1].key,
 			itemIndex: 1,
 			row: 2,
@@ -76,18 +77,35 @@ describe('Continue On Fail', () => {
 	});
 
 	it('without it the run fails naming the item, and no payout after the failing one is sent', async () => {
-		const items = [payout(), payout({ amount: 5 }), payout()];
+		// The second row skips the node's own limit check, so Little Pay refuses it mid-run.
+		const items = [payout(), payout({ amount: 5, checkLimits: false }), payout()];
 		const result = await run('disbursement-create.json', items);
-		expect(result.error?.message).toBe('Item 1: Amount 5 is outside the MPESA limits 10-150000');
+		expect(result.error?.message).toBe(
+			'Little Pay: amount 5 is outside the MPESA limits (10 to 150000)',
+		);
 		expect(result.error).toMatchObject({ context: { itemIndex: 1 } });
+		expect(result.error?.description).toMatch(/Before this, the run had sent 1 payout\./);
 		expect(result.output('Little Pay')).toEqual([]);
 		const posts = (await sb.received()).filter((r) => r.method === 'POST');
-		expect(posts.map((r) => (r.body as Item).key)).toEqual([items[0].key]);
+		expect(posts.map((r) => (r.body as Item).key)).toEqual([items[0].key, items[1].key]);
 		// n8n still logs the failure (the harness keeps the line instead of printing it).
 		expect(result.engineLog).toContainEqual({
 			level: 'error',
-			message: expect.stringContaining('Item 1: Amount 5 is outside the MPESA limits 10-150000'),
+			message: expect.stringContaining('amount 5 is outside the MPESA limits'),
 		});
+	});
+
+	it('a bad row found before sending stops a payout run with nothing sent, naming the row', async () => {
+		const items = [payout(), payout({ amount: 5 }), payout()];
+		const result = await run('disbursement-create.json', items);
+		expect(result.error?.message).toBe('Nothing was paid: 1 of 3 rows is refused');
+		expect(result.error?.description).toMatch(
+			new RegExp(
+				`^Row 2 \\(key ${String(items[1].key)}\\): Amount 5 is outside the MPESA limits 10-150000\n`,
+			),
+		);
+		expect(result.output('Little Pay')).toEqual([]);
+		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);
 	});
 
 	it("puts the row's key and its 1-based row number beside n8n's item index on every error item", async () => {
@@ -96,7 +114,7 @@ describe('Continue On Fail', () => {
 		expect(result.error).toBeUndefined();
 		const output = result.output('Little Pay');
 		expect(output[3].json).toEqual({
-			error: "Item 3: Amount is 0 (the field's default): enter the amount",
+			error: "Row 4: Amount is 0 (the field's default): enter the amount",
 			description: expect.any(String),
 			key: rows[3].key,
 			itemIndex: 3,
@@ -141,67 +159,67 @@ describe('Bad input fails the item before anything is sent', () => {
 			'missing amount',
 			'router-payment-intent.json',
 			intent({ amount: undefined }),
-			/^Item 0: Amount must be a positive number/,
+			/^Row 1: Amount must be a positive number/,
 		],
 		[
 			'malformed amount',
 			'router-payment-intent.json',
 			intent({ amount: '12abc' }),
-			/^Item 0: Amount must be a positive number \(got "12abc"\)/,
+			/^Row 1: Amount must be a positive number \(got "12abc"\)/,
 		],
 		[
 			'zero amount',
 			'router-payment-intent.json',
 			intent({ amount: 0 }),
-			/^Item 0: Amount is 0 \(the field's default\): enter the amount/,
+			/^Row 1: Amount is 0 \(the field's default\): enter the amount/,
 		],
 		[
 			'key with special characters',
 			'router-payment-intent.json',
 			intent({ key: 'order-1/2' }),
-			/^Item 0: Key must contain only letters and digits/,
+			/^Row 1: Key must contain only letters and digits/,
 		],
 		[
 			'bad callback URL',
 			'router-payment-intent.json',
 			intent({ callbackUrl: 'not a url' }),
-			/^Item 0: Callback URL is not an http\(s\) URL \(got "not a url"\)/,
+			/^Row 1: Callback URL is not an http\(s\) URL \(got "not a url"\)/,
 		],
 		[
 			'bad payer number',
 			'mobile-money-collect.json',
 			{ amount: 100, network: 'MPESA', mobile: '07123' },
-			/^Item 0: Mobile Number must have 9 digits after the country code 254/,
+			/^Row 1: Mobile Number must have 9 digits after the country code 254/,
 		],
 		[
 			'letters in the payer number',
 			'mobile-money-collect.json',
 			{ amount: 100, network: 'MPESA', mobile: 'call me' },
-			/^Item 0: Mobile Number is not a phone number/,
+			/^Row 1: Mobile Number is not a phone number/,
 		],
 		[
 			'bad payout number',
 			'disbursement-create.json',
 			payout({ to: '+256712345670' }),
-			/^Item 0: Destination Number cannot be a MPESA number/,
+			/^Row 1: Destination Number does not start with a country code that MPESA serves/,
 		],
 		[
 			'payout key with special characters',
 			'disbursement-create.json',
 			payout({ key: 'pay out!' }),
-			/^Item 0: Key must contain only letters and digits/,
+			/^Row 1: Key must contain only letters and digits/,
 		],
 		[
 			'malformed payout amount',
 			'disbursement-create.json',
 			payout({ amount: 'ten' }),
-			/^Item 0: Amount must be a positive number/,
+			/^Row 1: Amount must be a positive number/,
 		],
 		[
 			'bad refund amount',
 			'refund-create.json',
 			{ paymentId: 'order1', amount: -1 },
-			/^Item 0: Amount must be a positive number/,
+			/^Row 1: Amount must be a positive number/,
 		],
 	];
 
@@ -215,7 +233,7 @@ describe('Bad input fails the item before anything is sent', () => {
 	it('amount outside the network limits: only the charges table is read, no payout is sent', async () => {
 		const result = await run('disbursement-create.json', [payout({ amount: 200000 })]);
 		expect(result.error?.message).toBe(
-			'Item 0: Amount 200000 is outside the MPESA limits 10-150000',
+			'Row 1: Amount 200000 is outside the MPESA limits 10-150000',
 		);
 		expect((await sb.received()).map((r) => `${r.method} ${r.path}`)).toEqual([
 			'GET /api/disbursements/charges',

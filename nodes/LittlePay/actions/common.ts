@@ -68,12 +68,26 @@ export interface Operation {
 	/**
 	 * Runs once after every item, for what the whole run shares (one wait for all its payouts, a
 	 * summary): gets each item's result (undefined for an item that failed under Continue On
-	 * Fail), may update them in place, and returns items to add after them.
+	 * Fail) and each failed item's error item, may update the results in place, and returns items to
+	 * add after them and, for a node with a second output, that output's items.
 	 */
 	afterItems?(
 		this: IExecuteFunctions,
 		results: Array<IDataObject | undefined>,
-	): Promise<INodeExecutionData[]>;
+		failures: Array<IDataObject | undefined>,
+	): Promise<RunEnd>;
+	/** Adds to the error that stops a run what the run had already done (a payout run: what it sent). */
+	describeFailure?(
+		this: IExecuteFunctions,
+		failure: unknown,
+		results: Array<IDataObject | undefined>,
+	): void;
+}
+
+/** What a run adds once its items are done: items after them, and a second output's items. */
+export interface RunEnd {
+	append?: INodeExecutionData[];
+	second?: INodeExecutionData[];
 }
 
 export const NETWORK_OPTIONS = [

@@ -66,8 +66,14 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}
 	};
 	await forEachAtMost(items, concurrency, runItem, () => failure !== undefined);
-	if (failure !== undefined) throw failure;
+	const results = output.map((item) => (item && !failed.has(item) ? item.json : undefined));
+	if (failure !== undefined) {
+		run.describeFailure?.call(this, failure, results);
+		throw failure;
+	}
 	if (!run.afterItems) return [await finishRows(this, output)];
-	const results = output.map((item) => (failed.has(item) ? undefined : item.json));
-	return [await finishRows(this, [...output, ...(await run.afterItems.call(this, results))])];
+	const failures = output.map((item) => (failed.has(item) ? item.json : undefined));
+	const end = await run.afterItems.call(this, results, failures);
+	const main = await finishRows(this, [...output, ...(end.append ?? [])]);
+	return end.second ? [main, await finishRows(this, end.second)] : [main];
 }

@@ -145,7 +145,7 @@ export function failureOfError(error: unknown): FailureCode {
 	if (status === 422 || status === 400) return 'rule-refused';
 	if (status === 429) return 'rate-limited';
 	if (status >= 500) return 'gateway-error';
-	if (/^Item \d+: /.test(message)) return 'invalid-input';
+	if (/^Row \d+: |^Nothing was paid: /.test(message)) return 'invalid-input';
 	return 'unknown';
 }
 

@@ -180,8 +180,8 @@ export function normalizeMobileNumber(
 	if (!code) {
 		return invalid(
 			field,
-			`cannot be a ${network} number (country codes ${countryCodes.join(', ')})`,
-			'Check the number and the network',
+			`does not start with a country code that ${network} serves (${countryCodes.slice(0, -1).join(', ')}${countryCodes.length > 1 ? ' or ' : ''}${countryCodes[countryCodes.length - 1]})`,
+			`Check the number, or pick the network this number belongs to`,
 		);
 	}
 	if (digits.length !== code.length + 9) {

@@ -77,8 +77,47 @@ function sameRequest(
 /** Keys looked up ahead of a node run's creates: each a definite answer (found, or 404) or undefined. */
 const lookedUpAhead = new WeakMap<
 	IExecuteFunctions,
-	Map<string, Promise<LittlePayResponse | undefined>>
+	{ answers: Map<string, Promise<LittlePayResponse | undefined>>; since: number }
 >();
+
+// One key in flight once per n8n process: two executions paying the same key (the same sheet run twice
+// at once) would both look it up, find nothing and send. The second now waits for the first's send and
+// then looks the key up afresh, finding its record. Module state is per process: across queue-mode
+// workers only the gateway's answer to a repeated key stands between two sends (docs/payout-runs.md).
+const keysInFlight = new Map<string, Promise<void>>();
+/** How many creates this process has sent, and the count at which each key was last sent. */
+let sendCount = 0;
+const sentAt = new Map<string, number>();
+const SENT_KEYS_KEPT = 100_000;
+
+/** Waits until no other execution of this process is creating under the key, then holds it. */
+async function holdKey(id: string): Promise<{ waited: boolean; release: () => void }> {
+	const before = keysInFlight.get(id);
+	let release = () => {};
+	const mine = new Promise<void>((resolve) => (release = resolve));
+	const chain = (before ?? Promise.resolve()).then(async () => await mine);
+	keysInFlight.set(id, chain);
+	if (before) await before;
+	return {
+		waited: before !== undefined,
+		release: () => {
+			release();
+			if (keysInFlight.get(id) === chain) keysInFlight.delete(id);
+		},
+	};
+}
+
+function noteSent(id: string): void {
+	sentAt.delete(id);
+	sentAt.set(id, ++sendCount);
+	// Oldest first: a key sent 100,000 creates ago was looked up afresh by any run still holding it.
+	if (sentAt.size > SENT_KEYS_KEPT) sentAt.delete(sentAt.keys().next().value as string);
+}
+
+/** The process-wide name of a key: keys are the merchant's (one per API-key credential) and per kind. */
+function keyId(context: IExecuteFunctions, key: string, what: string): string {
+	return `${context.getNode().credentials?.littlePayApiKeyApi?.id ?? ''}|${what}|${key}`;
+}
 
 /**
  * Starts looking a run's keys up ahead of its creates, `atOnce` at a time: reads, so wider than the
@@ -98,7 +137,7 @@ export function lookUpAhead(
 	for (const { key } of lookups) {
 		if (!answers.has(key)) answers.set(key, new Promise((resolve) => settle.set(key, resolve)));
 	}
-	lookedUpAhead.set(context, answers);
+	lookedUpAhead.set(context, { answers, since: sendCount });
 	void forEachAtMost(lookups, atOnce, async ({ key, request }) => {
 		let answer: LittlePayResponse | undefined;
 		try {
@@ -115,10 +154,13 @@ export function lookUpAhead(
 async function takeLookedUpAhead(
 	context: IExecuteFunctions,
 	key: string,
+	what: string,
 ): Promise<LittlePayResponse | undefined> {
-	const answers = lookedUpAhead.get(context);
-	const found = answers?.get(key);
-	answers?.delete(key);
+	const ahead = lookedUpAhead.get(context);
+	const found = ahead?.answers.get(key);
+	ahead?.answers.delete(key);
+	// Another execution of this process sent under the key since it was looked up: the answer is stale.
+	if ((sentAt.get(keyId(context, key, what)) ?? 0) > (ahead?.since ?? 0)) return undefined;
 	return await found;
 }
 
@@ -128,10 +170,28 @@ export async function createOnce(
 	lookup: CreateLookup | undefined,
 	what: string,
 ): Promise<{ response: LittlePayResponse; outcome: CreateOutcome }> {
+	if (!lookup) return await createAndRecover(context, create, lookup, what, false);
+	const id = keyId(context, lookup.key, what);
+	const hold = await holdKey(id);
+	try {
+		return await createAndRecover(context, create, lookup, what, hold.waited, () => noteSent(id));
+	} finally {
+		hold.release();
+	}
+}
+
+async function createAndRecover(
+	context: IExecuteFunctions,
+	create: LittlePayRequest,
+	lookup: CreateLookup | undefined,
+	what: string,
+	keyWasInFlight: boolean,
+	sent: () => void = () => {},
+): Promise<{ response: LittlePayResponse; outcome: CreateOutcome }> {
 	const { itemIndex } = create;
-	if (lookup?.checkFirst) {
+	if (lookup && (lookup.checkFirst || keyWasInFlight)) {
 		const found =
-			(await takeLookedUpAhead(context, lookup.key)) ??
+			(keyWasInFlight ? undefined : await takeLookedUpAhead(context, lookup.key, what)) ??
 			(await recoveryRead(context, lookup.request, what));
 		if (isSuccess(found)) {
 			return { response: sameRequest(context, found, lookup, what, itemIndex), outcome: 'existed' };
@@ -146,6 +206,7 @@ export async function createOnce(
 			);
 		}
 	}
+	sent();
 	const first = await sendOnce(context, create);
 	const firstAnswer = knownAnswer(first);
 	if (firstAnswer && (firstAnswer.statusCode !== 409 || !lookup))
@@ -176,6 +237,7 @@ export async function createOnce(
 		);
 	}
 	// The lookup proved nothing was created, so sending again cannot pay twice.
+	sent();
 	const second = await sendOnce(context, create);
 	const secondAnswer = knownAnswer(second);
 	if (!secondAnswer) {

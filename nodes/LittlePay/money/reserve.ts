@@ -1,4 +1,6 @@
 import { NodeApiError } from 'n8n-workflow';
+
+import { MoneyRefusal, refusalOf } from '../errors';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { checkLimits, checkRefundable, credentialLimits, hasLimits, nodeLimits } from './limitSets';
@@ -150,6 +152,71 @@ export async function enforceLimits(
 		reservations.set(context, byItem);
 	}
 	byItem.set(itemIndex, { memories, entries });
+}
+
+/** One money move of a run, as the run's check before sending sees it. */
+export interface RunMove {
+	itemIndex: number;
+	request: MoveRequest;
+}
+
+/**
+ * Checks a whole run's money moves against the node's and the credential's limits before any is sent,
+ * as if each were reserved in input order, so the count and total limits refuse exactly the rows that
+ * would pass them. Returns each refused row's refusal; reserves nothing (each move still reserves as it
+ * is sent). A run of one kind, outside tool mode (a tool call is one move, checked as it is sent).
+ */
+export async function checkRunLimits(
+	context: IExecuteFunctions,
+	kind: MoveKind,
+	moves: RunMove[],
+): Promise<Map<number, MoneyRefusal>> {
+	const refusals = new Map<number, MoneyRefusal>();
+	if (moves.length === 0 || isToolCall(context)) return refusals;
+	const node = context.getNode();
+	const first = moves[0].itemIndex;
+	const sets = [nodeLimits(context, first, kind), await credentialLimits(context, first, kind)];
+	if (!sets.some(hasLimits)) return refusals;
+	const memory = memoryFor(context, first);
+	// What this execution moved before this node run; this run's own earlier tries are counted as they
+	// are re-sent (a retried node run replaces its entries).
+	const thisRun = `${node.id}|${String(context.getWorkflowDataProxy(first).$runIndex)}|`;
+	const spent = [
+		`node:${node.id}`,
+		`credential:${node.credentials?.littlePayApiKeyApi?.id ?? ''}`,
+	].map((scope) => {
+		const sofar = spentIn(memory, scope, '');
+		for (const entry of memory.entries) {
+			if (entry.scope !== scope || !entry.move.startsWith(thisRun)) continue;
+			sofar.count--;
+			sofar.totals[entry.currency] -= entry.amount;
+		}
+		return sofar;
+	});
+	for (const { itemIndex, request } of moves) {
+		const move: MoneyMove = {
+			kind,
+			amount: request.amount ?? 0,
+			currency: request.currency ?? '',
+			network: request.network,
+			recipient: request.recipient,
+		};
+		const refusal = await refusalOf(() => {
+			sets.forEach((limits, i) =>
+				checkLimits(node, itemIndex, move, limits, { execution: spent[i], session: spent[i] }),
+			);
+		}, MoneyRefusal);
+		if (refusal) {
+			refusals.set(itemIndex, refusal);
+			continue;
+		}
+		const currency = move.currency.toUpperCase();
+		for (const sofar of spent) {
+			sofar.count++;
+			sofar.totals[currency] = (sofar.totals[currency] ?? 0) + move.amount;
+		}
+	}
+	return refusals;
 }
 
 /** Whether an error proves the gateway refused the request, so no money moved. */

@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import {
 	isUnsettled,
@@ -15,21 +10,19 @@ import { enforceLimits } from '../../money/reserve';
 import { expectSuccess } from '../../transport';
 import { payoutPath, payoutRecordRequest } from '../../transport/gateway';
 import { concurrencyOption, optionsCollection, showFor } from '../common';
-import type { Item } from '../../item';
-import type { OperationMeta } from '../common';
-import { limitRefusal, quoteFor } from './charges';
-import {
-	payoutAmountField,
-	currencyField,
-	keyFields,
-	readPayoutRequest,
-	recipientFields,
-} from './fields';
-import { checkPayoutRow, previewSummary } from './preview';
-import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
-import { createOnce, lookUpAhead } from '../../money/once';
-import { payoutKey } from '../../money/keys';
 import { itemScope } from '../../item';
+import type { Item } from '../../item';
+import type { OperationMeta, RunEnd } from '../common';
+import { payoutAmountField, currencyField, keyFields, recipientFields } from './fields';
+import { checkPayoutRow } from './preview';
+import { checkedPayout, checkPayoutRun, refusedRunError, runCheckOf } from './run';
+import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
+import { runSummary, summaryHint } from './summary';
+import type { RunRow } from './summary';
+import { createOnce, lookUpAhead } from '../../money/once';
+import { keyIsGenerated } from '../../money/keys';
+import { isToolCall } from '../../money/memory';
+import { currentAttempt } from './attempts';
 
 /** How many payouts a waiting run looks up at once: reads, safe to overlap, bounded for the gateway. */
 export const LOOKUPS_AT_ONCE = 10;
@@ -113,10 +106,27 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 			1,
 			'How many payouts to send at once (1-10); output order always matches input order. Waiting looks up to 10 at once.',
 		),
+		{
+			displayName: 'Pay Again If Failed',
+			name: 'payAgainIfFailed',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether to pay a row again when its payout settled failed (nobody was paid), under the key (your key)r2, then (your key)r3: each attempt's key is looked up first, so running this twice pays each failed row at most once more. Paid and pending rows are left alone.",
+		},
+		{
+			displayName: 'Output Run Summary',
+			name: 'runSummaryOutput',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether to add a second output, Run Summary, with one item: sent now, found already sent, failed, refused, pending, totals and fees per currency, and the rows to act on. The summary is always shown above the node's output.",
+		},
 	]),
 ]);
 
-// Dry run and waiting are one choice for the whole run (one summary, one wait), read from item 0.
+// Dry run, waiting, paying again and the summary output are choices for the whole run (one summary,
+// one wait), read from item 0.
 function isCheckOnly(context: IExecuteFunctions): boolean {
 	return context.getNodeParameter('checkOnly', 0, false) === true;
 }
@@ -125,58 +135,51 @@ function isWaiting(context: IExecuteFunctions): boolean {
 	return context.getNodeParameter('waitForResult', 0, 'no') === 'untilSettled';
 }
 
+function paysAgainIfFailed(context: IExecuteFunctions): boolean {
+	return context.getNodeParameter('options.payAgainIfFailed', 0, false) === true;
+}
+
 /** Payouts are sent one at a time unless Options > Concurrency says more. */
 export function concurrency(this: IExecuteFunctions): number {
 	return this.getNodeParameter('options.concurrency', 0, 1) as number;
 }
 
-/** The key lookup a payout makes before it is sent, and whether it makes one (money/keys.ts). */
-function keyLookup(item: Item) {
-	const { key, checkFirst } = payoutKey(item);
-	return { request: payoutRecordRequest(item.index, key), key, checkFirst };
-}
-
 /**
- * Starts looking up, 50 at once, the keys the run's payouts will look up before sending, while the
- * payouts go out: a first run then takes about one round trip per payout. Rows that fail their checks
- * are left to fail on their own.
+ * Checks every row before any is sent (run.ts): with refused rows and On Error: Stop the run stops here,
+ * having sent nothing, and its error lists them. Then starts looking up, 50 at once, the keys the run's
+ * payouts will look up before sending, while the payouts go out: a first run then takes about one round
+ * trip per payout.
  */
 export async function beforeItems(this: IExecuteFunctions): Promise<void> {
-	if (isCheckOnly(this)) return;
-	const lookups = [];
-	for (let itemIndex = 0; itemIndex < this.getInputData().length; itemIndex++) {
-		try {
-			// Only rows that pass the checks made before sending: a refused row sends nothing at all.
-			const item = itemScope(this, itemIndex);
-			const { method, amount } = readPayoutRequest(item);
-			const lookup = keyLookup(item);
-			if (!lookup.checkFirst) continue;
-			if (item.param<boolean>('options.checkLimits', true)) {
-				const quote = await quoteFor(item, method, amount);
-				if (limitRefusal(method, amount, quote)) continue;
-			}
-			lookups.push(lookup);
-		} catch {
-			// The row's own run reports what is wrong with it, before anything is sent.
-		}
-	}
+	// An AI tool's call is one payout, which the money guard lets through (or not) before it is checked.
+	if (isToolCall(this)) return;
+	const checkOnly = isCheckOnly(this);
+	const check = await checkPayoutRun(this, checkOnly);
+	// A dry run reports refused rows as rows; a real run sends nothing unless told to go on. One row
+	// fails on its own, as any operation's item.
+	const run = this.getInputData().length > 1;
+	if (run && !checkOnly && check.refused.size > 0 && !this.continueOnFail())
+		throw refusedRunError(this, check);
+	// A dry run reads each key itself; paying again reads each row's attempts in turn.
+	if (checkOnly || paysAgainIfFailed(this)) return;
+	const lookups = [...check.ready]
+		.filter(([, payout]) => payout.checkFirst)
+		.map(([itemIndex, { key }]) => ({ key, request: payoutRecordRequest(itemIndex, key) }));
 	lookUpAhead(this, lookups, LOOKUPS_AHEAD_AT_ONCE);
 }
 
 /** Pays out to a mobile money wallet once per key (or, in a dry run, only checks the row). */
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
 	if (isCheckOnly(this)) return await checkPayoutRow(item);
-	const request = readPayoutRequest(item);
-	const lookup = keyLookup(item);
-	const { key } = lookup;
+	const { request, fee, ...checked } = await checkedPayout(item, false);
+	let { key, checkFirst } = checked;
 	// The wait runs after every payout is sent: a bad timeout must stop the run before any is.
 	if (isWaiting(this)) readSettleTimeout(this, 0);
-	let fee: number | null = null;
-	if (item.param<boolean>('options.checkLimits', true)) {
-		const quote = await quoteFor(item, request.method, request.amount);
-		const refusal = limitRefusal(request.method, request.amount, quote);
-		if (refusal) item.fail('Amount', refusal, 'Split the payout or pick another network');
-		fee = quote.fee;
+	const attempt =
+		paysAgainIfFailed(this) && !keyIsGenerated(item) ? await currentAttempt(item, key) : undefined;
+	if (attempt) {
+		key = attempt.key;
+		checkFirst = true;
 	}
 	const { method, amount, currency, to } = request;
 	const itemIndex = item.index;
@@ -197,7 +200,12 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 			disbursement: true,
 			itemIndex,
 		},
-		{ ...lookup, expected: { amount, method, currency, to } },
+		{
+			request: payoutRecordRequest(itemIndex, key),
+			key,
+			checkFirst,
+			expected: { amount, method, currency, to },
+		},
 		'disbursement',
 	);
 	const data = expectSuccess(this, response, itemIndex);
@@ -215,25 +223,81 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 		alreadyExisted: outcome === 'existed',
 		...payout,
 	};
+	if (attempt && attempt.attempt > 1) {
+		result.attempt = attempt.attempt;
+		result.failedBefore = attempt.failedBefore;
+	}
 	if (outcome === 'recovered') result.recovered = true;
 	return result;
 }
 
-/** A dry run adds its summary; Until Settled waits for the whole run's payouts together. */
+/** What each row of the run came to, for its summary. */
+function runRows(
+	context: IExecuteFunctions,
+	results: Array<IDataObject | undefined>,
+	failures: Array<IDataObject | undefined>,
+): RunRow[] {
+	const refused = runCheckOf(context)?.refused;
+	return results.map((result, itemIndex) => {
+		const failure = failures[itemIndex];
+		return {
+			result,
+			refused: refused?.get(itemIndex),
+			error: typeof failure?.error === 'string' ? failure.error : undefined,
+			key: typeof failure?.key === 'string' ? failure.key : null,
+		};
+	});
+}
+
+/**
+ * Until Settled waits for the run's own payouts together; then the run's summary is shown above the
+ * output and, with Output Run Summary, is the second output's one item. A dry run without that output
+ * keeps its summary as the last item, as before.
+ */
 export async function afterItems(
 	this: IExecuteFunctions,
 	results: Array<IDataObject | undefined>,
-): Promise<INodeExecutionData[]> {
-	if (isCheckOnly(this)) return [previewSummary(results)];
-	if (!isWaiting(this)) return [];
-	// Only what this run sent is waited for: a payout found under its key (alreadyExisted) comes out
-	// as its record stands now, so a re-run that sends nothing does not wait the timeout again.
-	const payouts = results.flatMap((result, itemIndex) =>
-		result && result.alreadyExisted !== true ? [{ itemIndex, result }] : [],
-	);
-	await waitForSettlement(this, payouts, readSettleTimeout(this, 0), LOOKUPS_AT_ONCE);
-	// Not waited for: timedOut says, as for the others, whether it was still unsettled when the run ended.
-	for (const result of results)
-		if (result?.alreadyExisted === true) result.timedOut = isUnsettled(result.outcome);
-	return [];
+	failures: Array<IDataObject | undefined>,
+): Promise<RunEnd> {
+	const checkOnly = isCheckOnly(this);
+	if (!checkOnly && isWaiting(this)) {
+		// Only what this run sent is waited for: a payout found under its key (alreadyExisted) comes out
+		// as its record stands now, so a re-run that sends nothing does not wait the timeout again.
+		const payouts = results.flatMap((result, itemIndex) =>
+			result && result.alreadyExisted !== true ? [{ itemIndex, result }] : [],
+		);
+		await waitForSettlement(this, payouts, readSettleTimeout(this, 0), LOOKUPS_AT_ONCE);
+		// Not waited for: timedOut says, as for the others, whether it was still unsettled when the run ended.
+		for (const result of results)
+			if (result?.alreadyExisted === true) result.timedOut = isUnsettled(result.outcome);
+	}
+	const summary = runSummary(runRows(this, results, failures), checkOnly);
+	this.addExecutionHints(summaryHint(summary));
+	const item = { json: summary, pairedItem: results.map((_, index) => ({ item: index })) };
+	if (this.getNodeParameter('options.runSummaryOutput', 0, false) === true)
+		return { second: [item] };
+	return checkOnly ? { append: [item] } : {};
+}
+
+/**
+ * A fault after sending started (a lost answer, a 5xx) stops the run: its error says how many payouts
+ * the run had sent before it, and whether running it again could pay any of them twice.
+ */
+export function describeFailure(
+	this: IExecuteFunctions,
+	failure: unknown,
+	results: Array<IDataObject | undefined>,
+): void {
+	if (isCheckOnly(this) || !(failure instanceof Error)) return;
+	const done = results.filter((result) => result !== undefined);
+	if (done.length === 0) return;
+	const sent = done.filter((result) => result?.alreadyExisted !== true).length;
+	const found = done.length - sent;
+	const generated = keyIsGenerated(itemScope(this, 0));
+	const before = `Before this, the run had sent ${sent} payout${sent === 1 ? '' : 's'}${found > 0 ? ` and found ${found} already sent` : ''}.`;
+	const again = generated
+		? 'Retry this execution from the Executions list: it reuses the keys it generated and pays none of them twice (running the workflow again would pay them again).'
+		: 'Running it again pays none of them twice: each row is looked up under its key first.';
+	const error = failure as Error & { description?: string | null };
+	error.description = [error.description, before, again].filter(Boolean).join(' ');
 }

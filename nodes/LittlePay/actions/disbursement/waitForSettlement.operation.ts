@@ -1,15 +1,10 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { getPayoutRecord } from '../../transport/gateway';
 import { concurrencyOption, optionsCollection, showFor } from '../common';
 import type { Item } from '../../item';
-import type { OperationMeta } from '../common';
+import type { OperationMeta, RunEnd } from '../common';
 import { payoutIdField, readPayoutId } from './fields';
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
 
@@ -47,7 +42,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 export async function afterItems(
 	this: IExecuteFunctions,
 	results: Array<IDataObject | undefined>,
-): Promise<INodeExecutionData[]> {
+): Promise<RunEnd> {
 	const payouts = results.flatMap((result, itemIndex) => (result ? [{ itemIndex, result }] : []));
 	await waitForSettlement(
 		this,
@@ -55,5 +50,5 @@ export async function afterItems(
 		readSettleTimeout(this, 0),
 		Math.min(10, Math.max(1, Math.floor(concurrency.call(this) || 1))),
 	);
-	return [];
+	return {};
 }

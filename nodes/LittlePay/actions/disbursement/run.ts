@@ -1,0 +1,209 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { ItemInputError, MoneyRefusal, nodeError, refusalOf, rowOf } from '../../errors';
+import { itemScope } from '../../item';
+import type { Item } from '../../item';
+import { payoutKey } from '../../money/keys';
+import { checkRunLimits } from '../../money/reserve';
+import { limitRefusal, quoteFor } from './charges';
+import { readPayoutRequest } from './fields';
+import type { PayoutRequest } from './fields';
+
+/**
+ * A payout run is checked whole before anything is sent: every row's number, network, amount within
+ * the network's limits, fee and key, the keys unique within the run, and the Spending Limits for the
+ * run's count and total. A bookkeeper reading "error" assumes nobody was paid; with On Error: Stop that
+ * is now true, and the error lists every refused row.
+ */
+
+/** What splitting an amount over a network's maximum takes: each part is a payout of its own. */
+export const SPLIT_ADVICE =
+	'Split the payout into parts within the limits, each a row with its own payout ID (key), or pick another network';
+
+/** A row checked before the run sends anything, ready to send. */
+export interface CheckedPayout {
+	request: PayoutRequest;
+	key: string;
+	/** Whether the key is looked up before sending (money/keys.ts). */
+	checkFirst: boolean;
+	fee: number | null;
+}
+
+/** A row the run's check refused: nothing is sent for it. */
+export interface RefusedPayout {
+	itemIndex: number;
+	/** 1-based, as a person counts rows. */
+	row: number;
+	/** The row's key as given, even when something else about the row is wrong. */
+	key: string | null;
+	field: string | null;
+	reason: string;
+	error: Error;
+}
+
+/** The run's check: each row is either ready or refused. */
+export interface RunCheck {
+	ready: Map<number, CheckedPayout>;
+	refused: Map<number, RefusedPayout>;
+}
+
+const checks = new WeakMap<IExecuteFunctions, RunCheck>();
+
+/** How many refused rows an error lists before it says "and N more". */
+const LISTED = 20;
+
+function givenKey(item: Item): string | null {
+	try {
+		const key = item.param<unknown>('key', null);
+		return key === null || key === undefined || String(key).trim() === '' ? null : String(key);
+	} catch {
+		return null;
+	}
+}
+
+function refusedRow(item: Item, error: ItemInputError | MoneyRefusal, field?: string) {
+	const reason = error instanceof MoneyRefusal ? error.refusal.reason : error.reason;
+	return {
+		itemIndex: item.index,
+		row: item.index + 1,
+		key: givenKey(item),
+		field: field ?? (error instanceof ItemInputError ? (error.field ?? null) : null),
+		reason,
+		error,
+	};
+}
+
+/** Checks one row as Pay Out would before sending it: a bad value refuses the row. */
+async function checkRow(item: Item, alwaysQuote: boolean): Promise<CheckedPayout> {
+	const request = readPayoutRequest(item);
+	const { key, checkFirst } = payoutKey(item);
+	let fee: number | null = null;
+	if (alwaysQuote || item.param<boolean>('options.checkLimits', true)) {
+		const quote = await quoteFor(item, request.method, request.amount);
+		const refusal = limitRefusal(request.method, request.amount, quote);
+		if (refusal) item.fail('Amount', refusal, SPLIT_ADVICE);
+		fee = quote.fee;
+	}
+	return { request, key, checkFirst, fee };
+}
+
+/**
+ * Checks every row of a payout run before any is sent and keeps the result for the run's items. A
+ * failure that is not a bad row (the charges table cannot be read) fails the run, as before any send.
+ * A dry run always checks the network's limits and fee; a real run unless Check Limits is off.
+ */
+export async function checkPayoutRun(
+	context: IExecuteFunctions,
+	alwaysQuote: boolean,
+): Promise<RunCheck> {
+	const ready = new Map<number, CheckedPayout>();
+	const refused = new Map<number, RefusedPayout>();
+	const items = context.getInputData();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const item = itemScope(context, itemIndex);
+		const refusal = await refusalOf(async () => {
+			ready.set(itemIndex, await checkRow(item, alwaysQuote));
+		}, ItemInputError);
+		if (refusal) refused.set(itemIndex, refusedRow(item, refusal));
+	}
+	// A key given twice (a copied ID) refuses the later rows, whether or not the first is refused: one
+	// payout per key, so the later row would be reported as the first row's payout and nobody paid.
+	const firstRowOfKey = new Map<string, number>();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const key = ready.get(itemIndex)?.key ?? refused.get(itemIndex)?.key;
+		if (key === undefined || key === null) continue;
+		const first = firstRowOfKey.get(key);
+		if (first === undefined) {
+			firstRowOfKey.set(key, itemIndex);
+			continue;
+		}
+		if (!ready.has(itemIndex)) continue;
+		const item = itemScope(context, itemIndex);
+		const refusal = await refusalOf(() => {
+			item.fail(
+				'Key',
+				`"${key}" is also the key of ${rowOf(first).toLowerCase()}: Little Pay keeps one payout per key, so this row would be reported as that row's payout, and nobody paid`,
+				'Give each row its own payout ID (a copied ID?); each part of a split payout needs an ID of its own',
+			);
+		}, ItemInputError);
+		ready.delete(itemIndex);
+		if (refusal) refused.set(itemIndex, refusedRow(item, refusal));
+	}
+	const overLimits = await checkRunLimits(
+		context,
+		'payout',
+		[...ready].map(([itemIndex, { request }]) => ({
+			itemIndex,
+			request: {
+				kind: 'payout',
+				amount: request.amount,
+				currency: request.currency,
+				network: request.method,
+				recipient: request.to,
+			},
+		})),
+	);
+	for (const [itemIndex, refusal] of overLimits) {
+		ready.delete(itemIndex);
+		const field = refusal.refusal.limit?.label ?? 'Spending Limits';
+		refused.set(itemIndex, refusedRow(itemScope(context, itemIndex), refusal, field));
+	}
+	const check = { ready, refused: new Map([...refused].sort(([a], [b]) => a - b)) };
+	checks.set(context, check);
+	return check;
+}
+
+/** One line of a refusal list: "Row 42 (key po1042): Destination Number must have 9 digits ...". */
+export function refusalLine(row: RefusedPayout): string {
+	return `Row ${row.row}${row.key === null ? '' : ` (key ${row.key})`}: ${row.reason}`;
+}
+
+/**
+ * The error that stops a run with refused rows before anything is sent: it says nothing was paid and
+ * lists the refused rows (the first 20, then how many more).
+ */
+export function refusedRunError(context: IExecuteFunctions, check: RunCheck) {
+	const refused = [...check.refused.values()];
+	const rows = context.getInputData().length;
+	const listed = refused.slice(0, LISTED).map(refusalLine);
+	if (refused.length > LISTED) listed.push(`... and ${refused.length - LISTED} more`);
+	// Each distinct fix once: twenty rows with a digit missing need one sentence of advice.
+	const fixes = [
+		...new Set(refused.map((row) => (row.error as { description?: unknown }).description)),
+	]
+		.filter((fix): fix is string => typeof fix === 'string' && fix !== '')
+		.slice(0, 5);
+	return nodeError(
+		context.getNode(),
+		`Nothing was paid: ${refused.length} of ${rows} rows ${refused.length === 1 ? 'is' : 'are'} refused`,
+		{
+			description: [
+				listed.join('\n'),
+				fixes.map((fix) => `To fix: ${fix}`).join('\n'),
+				"Fix these rows and run again: no payout of this run was sent. To pay the other rows now and get the refused ones as error items, set the node's Settings > On Error to Continue.",
+			]
+				.filter((part) => part !== '')
+				.join('\n\n'),
+		},
+	);
+}
+
+/**
+ * A row's payout as checked before the run: ready to send, or the row's own refusal (thrown). An AI
+ * tool's call is not checked before (the money guard decides first whether it may move money at all),
+ * so it is checked here.
+ */
+export async function checkedPayout(item: Item, alwaysQuote: boolean): Promise<CheckedPayout> {
+	const check = checks.get(item.context);
+	if (!check) return await checkRow(item, alwaysQuote);
+	const refused = check.refused.get(item.index);
+	if (refused) throw refused.error;
+	const ready = check.ready.get(item.index);
+	if (!ready) throw nodeError(item.context.getNode(), `${rowOf(item.index)} was not checked`);
+	return ready;
+}
+
+/** The run's check, once it is made (the summary reads which rows were refused). */
+export function runCheckOf(context: IExecuteFunctions): RunCheck | undefined {
+	return checks.get(context);
+}

@@ -253,3 +253,56 @@ describe('Disbursement: Reconcile', () => {
 		expect((await sb.received()).length).toBeLessThan(keys.length);
 	});
 });
+
+describe('a record that is not the row’s is never reported paid (mismatch)', () => {
+	it('Disbursement: Reconcile answers mismatch, with what differs, for a row carrying another row’s payout ID', async () => {
+		// Row 150 was paid 1,000 to ...670; row 151 copied its payout ID but is owed 750 at ...674.
+		const paidKey = await payoutTo(0, 1000);
+		await sb.received();
+		const result = await run(
+			[
+				{ id: paidKey, expectedAmount: 1000, expectedMethod: 'MPESA', expectedTo: '254712345670' },
+				{ id: paidKey, expectedAmount: 750, expectedTo: '254712345674' },
+				{ id: paidKey, expectedAmount: '1000', expectedTo: '0712345674' },
+				// A number Little Pay shows masked still tells the payees apart by its visible digits.
+				{ id: paidKey, expectedTo: '2547•••••670' },
+			],
+			undefined,
+			{ fixture: 'disbursement-reconcile.json' },
+		);
+		expect(result.error).toBeUndefined();
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => [o.outcome, o.final])).toEqual([
+			['completed', true],
+			['mismatch', false],
+			['mismatch', false],
+			['completed', true],
+		]);
+		expect(out[1].mismatch).toEqual([
+			'amount 1000 there, 750 here',
+			'number 254712345670 there, 254712345674 here',
+		]);
+		expect(out[1]).toMatchObject({ recordOutcome: 'completed', key: paidKey });
+		expect(String(out[1].nextStep)).toMatch(
+			/^Not this row's payout, whatever its status: do not mark the row paid/,
+		);
+		expect(out[2].mismatch).toEqual(['number 254712345670 there, 0712345674 here']);
+		expect((await sb.received()).every((r) => r.method === 'GET')).toBe(true);
+	});
+
+	it('Payment: Reconcile answers mismatch for a paid payment of another amount, and a row Little Pay does not know shows payable as unknown', async () => {
+		const paid = await paymentOf(sb, 0);
+		const result = await run([
+			{ paymentId: paid.key, expectedAmount: 1500 },
+			{ paymentId: paid.key, expectedAmount: 2500 },
+			{ paymentId: 'doesnotexist123' },
+		]);
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => [o.outcome, o.final, o.payable])).toEqual([
+			['completed', true, false],
+			['mismatch', false, false],
+			['not-found', false, null],
+		]);
+		expect(out[1].mismatch).toEqual(['amount 1500 there, 2500 here']);
+	});
+});

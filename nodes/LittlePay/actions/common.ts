@@ -7,6 +7,7 @@ import type {
 
 import type { MoveKind } from '../money/moves';
 import type { Item } from '../item';
+import { validateAmount, validateCurrency } from '../helpers/validation';
 
 /** The parameter that names an item's row, and the field Continue On Fail copies it into. */
 export interface RowKey {
@@ -242,4 +243,42 @@ export function simplifyPayment(record: IDataObject): IDataObject {
 		provider: payment.provider ?? null,
 		message: record.message ?? null,
 	};
+}
+
+/**
+ * What a sweep compares Little Pay's record with: the amount (and currency) the merchant's own record
+ * holds. Empty means not checked. A record that differs comes out as mismatch, never completed.
+ */
+export function expectedFields(thing: 'payment' | 'payout'): INodeProperties[] {
+	return [
+		{
+			displayName: 'Expected Amount',
+			name: 'expectedAmount',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. {{ $json.amount }}',
+			hint: `From your record: a ${thing} with another amount comes out as mismatch, never completed`,
+			description: `The amount your record says the ${thing} is for, in the currency's main unit; empty means not checked`,
+		},
+		{
+			displayName: 'Expected Currency',
+			name: 'expectedCurrency',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. KES',
+			description: `The currency your record says; empty means not checked`,
+		},
+	];
+}
+
+/** The expected fields a sweep row gives, as a record would show them (empty ones left out). */
+export function readExpected(item: Item): IDataObject {
+	const expected: IDataObject = {};
+	const amount = item.param<unknown>('expectedAmount', '');
+	if (amount !== '' && amount !== null && amount !== undefined) {
+		expected.amount = item.check(() => validateAmount(amount, 'Expected Amount'));
+	}
+	const currency = String(item.param('expectedCurrency', '') ?? '').trim();
+	if (currency !== '') expected.currency = item.check(() => validateCurrency(currency));
+	return expected;
 }

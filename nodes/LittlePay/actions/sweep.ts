@@ -12,7 +12,13 @@ import type { RowKey } from './common';
  */
 
 /** Where a row stands after a sweep: the one value a workflow branches on. */
-export type SweepOutcome = 'completed' | 'failed' | 'pending' | 'not-found' | 'invalid-input';
+export type SweepOutcome =
+	| 'completed'
+	| 'failed'
+	| 'pending'
+	| 'mismatch'
+	| 'not-found'
+	| 'invalid-input';
 
 /** What the sweep learned of one row: its outcome and Little Pay's fields. */
 export interface SweepAnswer {
@@ -21,6 +27,13 @@ export interface SweepAnswer {
 	payable?: boolean;
 	nextStep: string;
 	fields: IDataObject;
+	/**
+	 * How the record found differs from what the merchant's row expects ("amount 750 there, 500 here"):
+	 * any difference makes the row a mismatch, never completed, so a copied ID is not booked as paid.
+	 */
+	differences?: string[];
+	/** The next step of a mismatch, in the words of the thing swept. */
+	mismatchStep?: string;
 }
 
 /** The Options every sweep has: how many rows at once, whether a problem row stops it, the input's fields. */
@@ -77,6 +90,7 @@ export async function sweepRow(
 	itemIndex: number,
 	rowKey: RowKey,
 	lookUp: () => Promise<SweepAnswer>,
+	hasPayable = false,
 ): Promise<IDataObject> {
 	const includeInput = context.getNodeParameter(
 		'options.includeInputFields',
@@ -93,7 +107,16 @@ export async function sweepRow(
 	}
 	let head: IDataObject;
 	let fields: IDataObject;
-	if (answer) {
+	if (answer?.differences?.length) {
+		// Not the row's record: whatever its status, acting on it would book someone else's money.
+		head = {
+			outcome: 'mismatch',
+			final: false,
+			...(answer.payable !== undefined ? { payable: false } : {}),
+			nextStep: `${answer.mismatchStep ?? 'Not this row’s record'}: ${answer.differences.join('; ')}`,
+		};
+		fields = { ...answer.fields, recordOutcome: answer.outcome, mismatch: answer.differences };
+	} else if (answer) {
 		head = {
 			outcome: answer.outcome,
 			final: answer.outcome !== 'pending',
@@ -111,7 +134,8 @@ export async function sweepRow(
 		// Credentials, Little Pay down, a cancelled run: the node fails as every operation does.
 		if (!problem) throw failure;
 		const { outcome, final, nextStep, ...rest } = problem;
-		head = { outcome, final, nextStep };
+		// Every row of a payment sweep has payable; for a row Little Pay does not know, it is unknown.
+		head = { outcome, final, ...(hasPayable ? { payable: null } : {}), nextStep };
 		fields = { ...rowKeyOf(context, rowKey, itemIndex), ...rest };
 	}
 	// The outcome leads (the columns a person reads first), the merchant's row follows, and where a

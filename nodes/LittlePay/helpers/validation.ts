@@ -193,3 +193,27 @@ export function normalizeMobileNumber(
 	}
 	return digits;
 }
+
+/**
+ * Whether two mobile numbers are the same wallet: digits compared with the country code, a leading "+"
+ * or spaces ignored, a national number (0...) compared without the country code, and a digit Little Pay
+ * shows masked (•, *, X) matching any digit, so a masked record can still be told from another payee.
+ */
+export function sameNumber(a: string, b: string): boolean {
+	const clean = (n: string) => n.replace(/[\s()+.-]/g, '');
+	let x = clean(a);
+	let y = clean(b);
+	// A national number (0712...) is the international one without its country code.
+	if (x.length !== y.length) {
+		const [short, long] = x.length < y.length ? [x, y] : [y, x];
+		if (!short.startsWith('0')) return false;
+		x = short.slice(1);
+		y = long.slice(long.length - x.length);
+	}
+	const masked = /[•*xX]/;
+	for (let i = 0; i < x.length; i++) {
+		if (masked.test(x[i]) || masked.test(y[i])) continue;
+		if (x[i] !== y[i]) return false;
+	}
+	return true;
+}

@@ -4,7 +4,14 @@ import { BILLING_ADDRESS_FIELDS } from '../../helpers/validation';
 import { failureFields, failureOfText } from '../../helpers/failures';
 import { paymentState } from '../../helpers/paymentState';
 import { getPaymentRecord } from '../../transport/gateway';
-import { optionsCollection, reconciliationFields, showFor } from '../common';
+import {
+	expectedFields,
+	optionsCollection,
+	readExpected,
+	reconciliationFields,
+	showFor,
+} from '../common';
+import { differingFields } from '../../money/once';
 import type { OperationMeta, RowKey } from '../common';
 import type { Item } from '../../item';
 import { sweepOptions, sweepRow } from '../sweep';
@@ -19,7 +26,7 @@ export const meta: OperationMeta = { subtitle: 'Reconcile · Payment', rowKey };
 export const description: INodeProperties[] = showFor('payment', 'reconcile', [
 	{
 		...paymentIdField,
-		hint: 'One item per payment your records still show open, e.g. {{ $json.reference }} of a Data Table row. Act on outcome: completed (ship), failed (final: close), pending (leave open: a failed try the payer can repeat is pending), not-found (check the reference)',
+		hint: 'One item per payment your records still show open, e.g. {{ $json.reference }} of a Data Table row. Act on outcome: completed (ship), failed (final: close), pending (leave open: a failed try the payer can repeat is pending), mismatch (not this row’s payment), not-found (check the reference)',
 	},
 	{
 		displayName: 'Status You Recorded',
@@ -31,6 +38,7 @@ export const description: INodeProperties[] = showFor('payment', 'reconcile', [
 		description:
 			'What your own record says of the payment; empty means you recorded nothing, and every final payment found is a change',
 	},
+	...expectedFields('payment'),
 	optionsCollection(sweepOptions('payments')),
 ]);
 
@@ -100,11 +108,21 @@ async function lookUpPayment(
  */
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
 	const itemIndex = item.index;
-	return await sweepRow(this, itemIndex, rowKey, async () => {
-		const paymentId = readPaymentId(item);
-		const known = String(this.getNodeParameter('knownStatus', itemIndex, '') ?? '')
-			.trim()
-			.toUpperCase();
-		return await lookUpPayment(this, itemIndex, paymentId, known);
-	});
+	return await sweepRow(
+		this,
+		itemIndex,
+		rowKey,
+		async () => {
+			const paymentId = readPaymentId(item);
+			const known = String(this.getNodeParameter('knownStatus', itemIndex, '') ?? '')
+				.trim()
+				.toUpperCase();
+			const answer = await lookUpPayment(this, itemIndex, paymentId, known);
+			answer.differences = differingFields(readExpected(item), answer.fields);
+			answer.mismatchStep =
+				"Not this row's payment, whatever its status: do not ship or mark it paid; check the row's reference";
+			return answer;
+		},
+		true,
+	);
 }

@@ -266,7 +266,7 @@ export function expectedFields(thing: 'payment' | 'payout'): INodeProperties[] {
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. KES',
-			description: `The currency your record says; empty means not checked`,
+			description: 'The currency your record says; empty means not checked',
 		},
 	];
 }

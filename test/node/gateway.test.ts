@@ -149,7 +149,7 @@ describe('the panels say it before the run', () => {
 	const action = new LittlePay().description.properties;
 	const trigger = new LittlePayTrigger().description.properties;
 
-	it('Payment Intent: Create and Collect flag a Callback URL on this machine or a private network', () => {
+	it('Payment Intent: Create and Collect flag a typed plain-http Callback URL (a local address)', () => {
 		const create = { resource: 'paymentIntent', operation: 'create' };
 		const collect = { resource: 'mobileMoney', operation: 'collect', waitForPayment: 'longPoll' };
 		for (const url of [
@@ -163,6 +163,7 @@ describe('the panels say it before the run', () => {
 				true,
 			);
 		}
+		// A public https address, an expression (judged at run time) or nothing yet: no notice.
 		for (const url of ['https://n8n.example.com/webhook/x', '={{ $json.callbackUrl }}', ''])
 			expect(shown(action, 'privateCallbackUrlNotice', { ...create, callbackUrl: url })).toBe(
 				false,
@@ -175,6 +176,8 @@ describe('the panels say it before the run', () => {
 				callbackUrl: 'http://127.0.0.1:5678/x',
 			}),
 		).toBe(false);
+		const notice = action.find((p) => p.name === 'privateCallbackUrlNotice')!;
+		expect(notice.displayName).toContain('WEBHOOK_URL');
 	});
 
 	it('the trigger and the pause say what a pasted Public Key does, only while one is pasted', () => {

@@ -78,13 +78,6 @@ export function isPrivateUrl(url: string): boolean {
 	);
 }
 
-/**
- * The same test as isPrivateUrl for a panel's display rule (n8n's `_cnd.regex`), which can only match
- * text: loopback, private IPv4 ranges, `[::1]` and host names without a dot.
- */
-export const PRIVATE_URL_PATTERN =
-	'^\\s*https?://(localhost|(127|10)(\\.[0-9]+){3}|192\\.168(\\.[0-9]+){2}|172\\.(1[6-9]|2[0-9]|3[01])(\\.[0-9]+){2}|169\\.254(\\.[0-9]+){2}|0\\.0\\.0\\.0|\\[::1\\]|[A-Za-z0-9-]+)([:/?#]|$)';
-
 /** A URL's scheme, host and port only: a callback URL's path and query may carry a token. */
 function originOf(url: string): string {
 	try {

@@ -1,6 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { PRIVATE_URL_PATTERN } from '../../helpers/gateway';
 import { MAX_EXPIRES_IN_MINUTES } from '../../helpers/validation';
 import { amountField, currencyField, optionsCollection } from '../common';
 
@@ -41,16 +40,18 @@ export const intentCallbackAndKeyFields: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"This Callback URL is on this machine or a private network: fine for the sandbox, but Little Pay cannot call it, so with a live credential no callback arrives. Going live: set n8n's WEBHOOK_URL to a public https address and use the trigger's Production URL (README: Going live).",
+			"This Callback URL is plain http: fine for the sandbox on this machine, but Little Pay calls back only a public https address it can reach from the internet. Going live: set n8n's WEBHOOK_URL to a public https address and use the trigger's Production URL (README: Going live).",
 		name: 'privateCallbackUrlNotice',
 		type: 'notice',
 		default: '',
-		// Hidden unless the URL as typed is private (n8n shows any `show` rule on an expression, so the
-		// rule is a `hide`): an expression is judged at run time, with a warning when Little Pay is the gateway.
+		// Shown for a typed http:// address. n8n shows any `show` rule on an expression, so the rule is a
+		// `hide`, and plain text (a display regex may time out under load, failing the workflow's load);
+		// an expression, or a private https address, is judged at run time, with a warning when Little Pay
+		// is the gateway.
 		displayOptions: {
 			hide: {
 				waitForPayment: ['pause'],
-				callbackUrl: [{ _cnd: { regex: `^(?!${PRIVATE_URL_PATTERN.slice(1)})` } }],
+				callbackUrl: ['', { _cnd: { startsWith: '=' } }, { _cnd: { startsWith: 'https://' } }],
 			},
 		},
 	},

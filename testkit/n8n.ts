@@ -196,6 +196,8 @@ export function installPackageInto(userFolder: string): void {
 export interface N8nServer {
 	url: string;
 	userFolder: string;
+	/** The process id of n8n's main Node process (for /proc/<pid>/stat CPU and /proc/<pid>/status memory). */
+	pid: number;
 	logs: () => string;
 	stop: () => Promise<void>;
 	/** Kills n8n at once (SIGKILL), as the OOM killer or a container restart does: nothing is flushed. */
@@ -277,6 +279,10 @@ export async function startN8n(
 		version?: string;
 		/** Migrate a new database from nothing rather than copy the migrated template (it makes the template). */
 		fresh?: boolean;
+		/** Options for n8n's Node process, before n8n's entry point (e.g. `--cpu-prof`). */
+		nodeArgs?: string[];
+		/** How long stop() waits after SIGTERM before SIGKILL (10 s); longer lets `--cpu-prof` write its file. */
+		stopGraceMs?: number;
 	} = {},
 ): Promise<N8nServer> {
 	const version = options.version ?? DEFAULT_N8N_VERSION;
@@ -326,7 +332,7 @@ export async function startN8n(
 		...options.env,
 	};
 	let output = '';
-	const child: ChildProcess = spawn(node, [n8nBin, 'start'], {
+	const child: ChildProcess = spawn(node, [...(options.nodeArgs ?? []), n8nBin, 'start'], {
 		env,
 		detached: true,
 		stdio: ['ignore', 'pipe', 'pipe'],
@@ -335,7 +341,7 @@ export async function startN8n(
 	child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	const exited = new Promise<void>((res) => child.once('exit', () => res()));
 
-	const stop = async () => await stopProcessGroup(child, exited, 10000);
+	const stop = async () => await stopProcessGroup(child, exited, options.stopGraceMs ?? 10000);
 
 	const kill = async () => {
 		if (child.exitCode === null && child.signalCode === null && child.pid) {
@@ -357,7 +363,14 @@ export async function startN8n(
 		}
 		await new Promise((r) => setTimeout(r, 250));
 	}
-	return { url: `http://127.0.0.1:${port}`, userFolder, logs: () => output, stop, kill };
+	return {
+		url: `http://127.0.0.1:${port}`,
+		userFolder,
+		pid: child.pid ?? 0,
+		logs: () => output,
+		stop,
+		kill,
+	};
 }
 
 /** An authenticated client of n8n's internal REST API (the one the editor uses). */

@@ -34,14 +34,14 @@ import { mapConcurrent, note, result, sum } from './lib';
 const LOOKUPS = 1000;
 const ROUNDS = 3;
 
-interface Gateway {
+export interface Gateway {
 	baseUrl: string;
 	merchant: SandboxMerchant;
 	close(): Promise<void>;
 }
 
 /** Starts the sandbox in its own process, so the gateway's work is not done on the engine's thread. */
-async function startGatewayProcess(): Promise<Gateway> {
+export async function startGatewayProcess(): Promise<Gateway> {
 	const child = spawn(
 		process.execPath,
 		['--import', 'tsx', join(__dirname, '..', 'sandbox', 'cli.ts'), '--port', '0'],

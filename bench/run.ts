@@ -6,6 +6,7 @@ import { benchDataTableRace } from './dataTableRace';
 import { failureCount } from './lib';
 import { benchNodeOverhead } from './nodeOverhead';
 import { benchPausedWaits } from './pausedWaits';
+import { benchPayroll, benchPayrollProfile } from './payroll';
 import { benchPayouts } from './payouts';
 import { benchPayoutSettlement } from './payoutSettlement';
 import { benchQueueCallbacks } from './queueCallbacks';
@@ -21,6 +22,8 @@ const benches: Record<string, () => Promise<void>> = {
 	dataTableRace: benchDataTableRace,
 	nodeOverhead: benchNodeOverhead,
 	pausedWaits: benchPausedWaits,
+	payroll: benchPayroll,
+	payrollProfile: benchPayrollProfile,
 	payouts: benchPayouts,
 	payoutSettlement: benchPayoutSettlement,
 	queueCallbacks: benchQueueCallbacks,

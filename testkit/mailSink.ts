@@ -192,7 +192,7 @@ function mailboxPage(mails: Mail[]): string {
 		})
 		.reverse()
 		.join('\n');
-	return `<!doctype html><html><head><meta charset="utf-8"><title>Demo mailbox</title><style>body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:900px;color:#222}article{border:1px solid #ddd;border-radius:8px;padding:1rem;margin:1rem 0}h2{font-size:1.1rem;margin:0}.meta{color:#666;font-size:.85rem}iframe{width:100%;height:420px;border:0}</style></head><body><h1>Demo mailbox</h1><p>What n8n's Send Email nodes sent to this demo's SMTP server (newest first): Human review requests (approve or decline a tool call with its buttons), example 9's alerts and example 10's daily statement. Reload for new mail.</p>${items || '<p>No mail yet.</p>'}</body></html>`;
+	return `<!doctype html><html><head><meta charset="utf-8"><title>Demo mailbox</title><style>body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:900px;color:#222}article{border:1px solid #ddd;border-radius:8px;padding:1rem;margin:1rem 0}h2{font-size:1.1rem;margin:0}.meta{color:#666;font-size:.85rem}iframe{width:100%;height:420px;border:0}</style></head><body><h1>Demo mailbox</h1><p>What n8n's Send Email nodes sent to this demo's SMTP server (newest first): Human review requests (approve or decline a tool call with its buttons), example 9's alerts and example 11's daily statement. Reload for new mail.</p>${items || '<p>No mail yet.</p>'}</body></html>`;
 }
 
 /** Starts the mailbox on loopback: SMTP on `smtpPort` (0 = free port), the page on `httpPort`. */

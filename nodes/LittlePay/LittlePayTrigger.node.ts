@@ -300,7 +300,7 @@ export class LittlePayTrigger implements INodeType {
 		const first = refused[0].json;
 		throw nodeError(
 			this.getNode(),
-			`Refused a callback (${String(first.reason)}): Little Pay was answered ${String(first.answered ?? 401)} and nothing after this trigger ran`,
+			`Refused a callback (${String(first.reason)}): the caller was answered ${String(first.answered ?? 401)} and nothing after this trigger ran`,
 			{ description: `${String(first.likelyCause)}. Fix: ${String(first.fix)}.` },
 		);
 	}

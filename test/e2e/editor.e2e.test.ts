@@ -663,7 +663,7 @@ describe("a merchant's third hour in the demo's editor", () => {
 		expect(answer.status).toBe(401);
 		await ndv
 			.getByText(
-				'Refused a callback (bad-signature): Little Pay was answered 401 and nothing after this trigger ran',
+				'Refused a callback (bad-signature): the caller was answered 401 and nothing after this trigger ran',
 			)
 			.first()
 			.waitFor({ timeout: 30000 });

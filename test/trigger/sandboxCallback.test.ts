@@ -209,7 +209,7 @@ describe('A new Little Pay Trigger with the sandbox API key credential and nothi
 		// The trigger's execution fails with the reason: nothing after it runs on the forged callback.
 		expect(state.executed?.outputs).toBeUndefined();
 		expect(state.executed?.error?.message).toBe(
-			'Refused a callback (bad-signature): Little Pay was answered 401 and nothing after this trigger ran',
+			'Refused a callback (bad-signature): the caller was answered 401 and nothing after this trigger ran',
 		);
 		expect(state.executed?.error?.description).toMatch(/Keep Verify Signatures on/);
 	});

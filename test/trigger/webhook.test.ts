@@ -592,7 +592,7 @@ describe('A refused callback while someone tests (Execute step)', () => {
 		expect(call.response).toMatchObject({ status: 401, body: { error: 'bad-signature' } });
 		expect(call.started).toBe(true);
 		expect(testing.executed?.error?.message).toBe(
-			'Refused a callback (bad-signature): Little Pay was answered 401 and nothing after this trigger ran',
+			'Refused a callback (bad-signature): the caller was answered 401 and nothing after this trigger ran',
 		);
 		const unsigned = await callWebhook(testing, params, {
 			headers: {},

@@ -90,7 +90,7 @@ export class LittlePay implements INodeType {
 					description: 'A payment request: amount, description and checkout link',
 				},
 				{
-					name: 'Payout (Disbursement)',
+					name: 'Payout',
 					value: 'disbursement',
 					description: 'Pay out to mobile money wallets',
 				},

@@ -43,7 +43,11 @@ export class LittlePayTrigger implements INodeType {
 		// Words on the canvas: "Any Event", or the events chosen.
 		subtitle:
 			'={{ $parameter["events"].includes("*") ? "Any Event" : $parameter["events"].join(", ") }}',
-		description: 'Starts the workflow when Little Pay calls back about a payment or a refund',
+		// n8n's node creator lists this trigger and the Little Pay node as one entry, under the Little Pay
+		// node's name and aliases but with this description (n8n 2.41, generateMergedNodesAndActions):
+		// so it says what both do, whatever the search matched.
+		description:
+			"Collect mobile money and card payments, refund, pay out, and start workflows on Little Pay's callbacks",
 		defaults: { name: 'Little Pay Trigger' },
 		builderHint: {
 			searchHint:

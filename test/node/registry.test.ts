@@ -113,6 +113,25 @@ describe('the operation registry', () => {
 		expect(within(shown).sort()).toEqual(['mobileMoney:collect', 'paymentIntent:create']);
 	});
 
+	it('names payouts "payout" in the resource list and every action, and keeps each operation description whole in the dropdown (under 120 characters)', () => {
+		const selectors = description.properties.filter((p) => p.name === 'operation');
+		const options = selectors.flatMap(
+			(s) => s.options as Array<{ name: string; action: string; description: string }>,
+		);
+		const resources = description.properties.find((p) => p.name === 'resource')!.options as Array<{
+			name: string;
+			value: string;
+		}>;
+		expect(resources.find((r) => r.value === 'disbursement')?.name).toBe('Payout');
+		expect(options.map((o) => o.action).filter((a) => /disbursement/i.test(a))).toEqual([]);
+		expect(options.map((o) => o.action)).toEqual(
+			expect.arrayContaining(['Get a payout', 'Wait for payouts to settle', 'Reconcile payouts']),
+		);
+		expect(options.filter((o) => o.description.length >= 120).map((o) => o.description)).toEqual(
+			[],
+		);
+	});
+
 	it('shows every Options collection last in its panel, without re-sorting the property list', () => {
 		for (const o of OPERATIONS) {
 			for (const tool of [false, true]) {

@@ -22,7 +22,7 @@ export const header: INodeProperties[] = [
 		{
 			name: 'Get',
 			value: 'get',
-			action: 'Get a disbursement',
+			action: 'Get a payout',
 			description: 'Read where a payout stands by ID or key',
 		},
 		{
@@ -37,7 +37,7 @@ export const header: INodeProperties[] = [
 			value: 'quoteFee',
 			action: 'Quote the fee of one payout',
 			description:
-				'The fee for one amount on one network, and whether it is within the limits, without paying. For the whole table, use Get Charges.',
+				'The fee for one amount on one network and whether it is within the limits, without paying. Whole table: Get Charges.',
 		},
 		{
 			name: 'Reconcile',
@@ -49,7 +49,7 @@ export const header: INodeProperties[] = [
 		{
 			name: 'Wait for Settlement',
 			value: 'waitForSettlement',
-			action: 'Wait for disbursements to settle',
+			action: 'Wait for payouts to settle',
 			description: 'Wait until payouts of an earlier run have completed or failed, by ID or key',
 		},
 	]),

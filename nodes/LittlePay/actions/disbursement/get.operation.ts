@@ -9,7 +9,7 @@ import { getPayoutRecord } from '../../transport/gateway';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
-	subtitle: 'Get · Disbursement',
+	subtitle: 'Get · Payout',
 	rowKey: { parameter: 'disbursementId', field: 'id' },
 };
 

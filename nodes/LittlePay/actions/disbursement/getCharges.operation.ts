@@ -6,7 +6,7 @@ import type { Item } from '../../item';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
-	subtitle: 'Get Charges · Disbursement',
+	subtitle: 'Get Charges · Payout',
 };
 
 export const description: INodeProperties[] = [];

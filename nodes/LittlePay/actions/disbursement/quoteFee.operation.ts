@@ -8,7 +8,7 @@ import { networkField, payoutAmountField } from './fields';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
-	subtitle: 'Quote Fee · Disbursement',
+	subtitle: 'Quote Fee · Payout',
 };
 
 export const description: INodeProperties[] = showFor('disbursement', 'quoteFee', [

@@ -128,6 +128,7 @@ describe("a merchant's first hour in the n8n editor", () => {
 	let page: Page;
 	let workflowId: string;
 	let schemaWorkflowId: string;
+	let triggerSchemaWorkflowId: string;
 	const consoleErrors: string[] = [];
 
 	beforeAll(async () => {
@@ -225,6 +226,35 @@ describe("a merchant's first hour in the n8n editor", () => {
 			})
 		).id;
 
+		// A trigger with a node after it: the editor asks n8n for the trigger's schema at its version.
+		triggerSchemaWorkflowId = (
+			await api.createWorkflow({
+				name: 'Trigger schema',
+				nodes: [
+					{
+						name: 'Little Pay Trigger',
+						type: 'n8n-nodes-littlepay.littlePayTrigger',
+						typeVersion: 2,
+						position: [0, 0],
+						parameters: {},
+						webhookId: '0d6c3f7e-2b1a-4c5d-8e9f-1a2b3c4d5e6f',
+					},
+					{
+						name: 'After the Callback',
+						type: 'n8n-nodes-base.noOp',
+						typeVersion: 1,
+						position: [260, 0],
+						parameters: {},
+					},
+				],
+				connections: {
+					'Little Pay Trigger': {
+						main: [[{ node: 'After the Callback', type: 'main', index: 0 }]],
+					},
+				},
+			})
+		).id;
+
 		browser = await chromium.launch({
 			executablePath: '/usr/bin/chromium',
 			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -247,25 +277,71 @@ describe("a merchant's first hour in the n8n editor", () => {
 		await n8n?.stop();
 	});
 
-	it.each(['mpesa', 'payout', 'pay out', 'mobile money', 'reconcile'])(
-		'finds Little Pay in the node creator by "%s"',
+	/** The node creator's results for the words, each with the description shown under its name. */
+	async function searchNodeCreator(
+		words: string,
+	): Promise<Array<{ name: string; description: string }>> {
+		await page.locator('[data-test-id="node-creator"] input').first().fill(words);
+		await page.waitForFunction(() =>
+			[...document.querySelectorAll('[data-test-id="node-creator-item-name"]')].some(
+				(e) => e.textContent?.trim() === 'Little Pay',
+			),
+		);
+		return await page.$$eval('[data-test-id="node-creator-item-name"]', (els) =>
+			els.map((e) => {
+				// The row around the name: the closest ancestor that also holds a description.
+				let row: Element | null = e;
+				while (row && !row.querySelector('[data-test-id="node-creator-item-description"]'))
+					row = row.parentElement;
+				return {
+					name: e.textContent?.trim() ?? '',
+					description:
+						row
+							?.querySelector('[data-test-id="node-creator-item-description"]')
+							?.textContent?.trim() ?? '',
+				};
+			}),
+		);
+	}
+
+	// n8n lists both nodes as one entry described by the trigger's description: it says what both do.
+	const BOTH =
+		/^Collect mobile money and card payments, refund, pay out, and start workflows on Little Pay's callbacks$/;
+
+	it.each([
+		'mpesa',
+		'payout',
+		'pay out',
+		'mobile money',
+		'reconcile',
+		'reconcile payouts',
+		'settlement',
+		'payout status',
+		'pending payout',
+		'pending',
+		'payment callback',
+	])(
+		'finds Little Pay first in the node creator by "%s", described by what it does for that search',
 		async (words) => {
 			await page.goto(`${n8n.url}/workflow/new`);
 			await page.click('[data-test-id="node-creator-plus-button"]');
-			await page.locator('[data-test-id="node-creator"] input').first().fill(words);
-			await page.waitForFunction(() =>
-				[...document.querySelectorAll('[data-test-id="node-creator-item-name"]')].some(
-					(e) => e.textContent?.trim() === 'Little Pay',
-				),
-			);
-			const names = await page.$$eval('[data-test-id="node-creator-item-name"]', (els) =>
-				els.map((e) => e.textContent?.trim()),
-			);
+			const results = await searchNodeCreator(words);
 			// The first suggestion, not an unrelated node.
-			expect(names[0]).toBe('Little Pay');
+			expect(results[0].name).toBe('Little Pay');
+			expect(results[0].description).toMatch(BOTH);
 			await page.screenshot({ path: join(SHOTS, `search-${words.replace(/\W+/g, '-')}.png`) });
 		},
 	);
+
+	it('"What happens next?" finds the same entry by a payout\'s words, with the same description', async () => {
+		await page.goto(`${n8n.url}/workflow/${schemaWorkflowId}`);
+		await page.waitForSelector('[data-test-id="canvas-node"]');
+		await page.click('[data-test-id="node-creator-plus-button"]');
+		await page.getByText('What happens next?').first().waitFor();
+		const results = await searchNodeCreator('pending payout');
+		expect(results[0]).toEqual({ name: 'Little Pay', description: expect.stringMatching(BOTH) });
+		await page.screenshot({ path: join(SHOTS, 'search-next-pending-payout.png') });
+	});
 
 	/** Opens a node's panel on the saved workflow and returns its visible field labels. */
 	async function openPanel(name: string): Promise<string[]> {
@@ -474,6 +550,35 @@ describe("a merchant's first hour in the n8n editor", () => {
 		expect(schemas).toContainEqual({
 			url: expect.stringMatching(
 				/\/schemas\/n8n-nodes-littlepay\.littlePay\/1\.0\.0\/disbursement\/create\.json$/,
+			),
+			status: 200,
+		});
+		expect(schemas.filter((s) => s.status !== 200)).toEqual([]);
+	});
+
+	it("the node after the trigger gets the trigger's schema where the editor asks for it, without a 404", async () => {
+		const schemas: Array<{ url: string; status: number }> = [];
+		const onResponse = (response: { url: () => string; status: () => number }) => {
+			if (response.url().includes('/schemas/'))
+				schemas.push({ url: response.url(), status: response.status() });
+		};
+		page.on('response', onResponse);
+		try {
+			await page.goto(`${n8n.url}/workflow/${triggerSchemaWorkflowId}`);
+			await page.waitForSelector('[data-test-id="canvas-node"]');
+			await page
+				.locator('[data-test-id="canvas-node"][data-node-name="After the Callback"]')
+				.dblclick();
+			await page.waitForSelector('[data-test-id="ndv"]');
+			await page.waitForTimeout(2000);
+			await page.screenshot({ path: join(SHOTS, 'schema-after-trigger.png') });
+			await closePanel();
+		} finally {
+			page.off('response', onResponse);
+		}
+		expect(schemas).toContainEqual({
+			url: expect.stringMatching(
+				/\/schemas\/n8n-nodes-littlepay\.littlePayTrigger\/2\.0\.0\.json$/,
 			),
 			status: 200,
 		});

@@ -102,6 +102,13 @@ describe("n8n 2.41.1's Human review in front of the refund tool (example 8)", ()
 		paid.approved = await payment(1000);
 		paid.declined = await payment(1000);
 		paid.overLimit = await payment(3000);
+		// Partly refunded already (200 of 1,000), straight on the gateway.
+		paid.lookedUp = await payment(1000);
+		await axios.post(
+			`${sandbox.merchant.baseUrl}/api/refund/${paid.lookedUp}`,
+			{ amount: 200, reason: 'earlier refund' },
+			{ headers: { 'X-API-KEY': sandbox.merchant.apiKey } },
+		);
 		const refund = (reference: string, amount: number) => ({
 			name: 'refund',
 			args: {
@@ -113,6 +120,21 @@ describe("n8n 2.41.1's Human review in front of the refund tool (example 8)", ()
 			'refund 300 of the first order': [refund(paid.approved, 300)],
 			'refund 200 of the second order': [refund(paid.declined, 200)],
 			'refund 2500 of the third order': [refund(paid.overLimit, 2500)],
+			// What a model reads in payment_status and hands the review: currency, payer, refunded amount.
+			'look up and refund 300 of the fourth order': [
+				{ name: 'payment_status', args: { reference: paid.lookedUp } },
+				{
+					name: 'refund',
+					args: {
+						toolParameters: { reference: paid.lookedUp, amount: 300, reason: 'Damaged on arrival' },
+						hitlParameters: {
+							currency: 'KES',
+							customer: '+254712345670',
+							alreadyRefunded: '200 KES',
+						},
+					},
+				},
+			],
 		});
 		n8n = await startN8n();
 		api = new N8nApi(n8n.url);
@@ -172,8 +194,28 @@ describe("n8n 2.41.1's Human review in front of the refund tool (example 8)", ()
 		expect(await refundsOf(paid.approved)).toMatchObject([{ amount: 300 }]);
 	});
 
+	it('after a look-up, the supervisor reads the amount in its currency, the customer and what was already refunded', async () => {
+		const { mail, toolAnswers } = await askAndReview(
+			'look up and refund 300 of the fourth order',
+			'Approve',
+		);
+		expect(mail.html).toContain('Refund: 300 KES');
+		expect(mail.html).toContain('Customer: +254712345670');
+		expect(mail.html).toContain('Already refunded: 200 KES');
+		// The model read them in payment_status' whole record (Simplify off), then got the refund.
+		expect(toolAnswers).toEqual([
+			expect.objectContaining({ reference: paid.lookedUp, currency: 'KES', refundedAmount: 200 }),
+			expect.objectContaining({ reference: paid.lookedUp, amount: 300, status: 'COMPLETED' }),
+		]);
+		expect(await refundsOf(paid.lookedUp)).toMatchObject([{ amount: 200 }, { amount: 300 }]);
+	});
+
 	it('declined: nothing is refunded, and the model is told the user rejected the call', async () => {
-		const { toolAnswers } = await askAndReview('refund 200 of the second order', 'Decline');
+		const { mail, toolAnswers } = await askAndReview('refund 200 of the second order', 'Decline');
+		// The agent did not look the payment up: the e-mail says what it does not know.
+		expect(mail.html).toContain(
+			'(currency not given: the agent did not look this payment up; check it in Little Pay before you approve)',
+		);
 		expect(await refundsOf(paid.declined)).toEqual([]);
 		expect(toolAnswers).toEqual([
 			{

@@ -9,6 +9,7 @@ import axios from 'axios';
 import { parse as parseFlatted } from 'flatted';
 import { chromium } from 'playwright-core';
 
+import { callbackEventId, parseCallback } from '../../nodes/LittlePay/callbacks/callbackEvent';
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { N8nApi, startN8n } from '../../testkit/n8n';
@@ -768,6 +769,14 @@ describe('the package in a real n8n server', () => {
 					reason: 'bad-signature',
 				}),
 			]);
+			// The swept payment carries the eventId the trigger gives its callback once accepted, so a step
+			// deduplicated on eventId runs once when Little Pay delivers that callback after the fix.
+			const body = refused.find(
+				(c) => (JSON.parse(c.body) as { reference?: string }).reference === references[0],
+			)?.body;
+			const callback = parseCallback(String(body));
+			if ('error' in callback) throw new Error(callback.error);
+			expect(handled[0].eventId).toBe(callbackEventId(callback));
 			// The sweep only read: one status look-up for the payment the alert names (the alert's own
 			// status check included), nothing created or paid after the two payments.
 			const requests = (

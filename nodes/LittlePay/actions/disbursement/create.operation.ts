@@ -125,18 +125,39 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 	]),
 ]);
 
-// Dry run, waiting, paying again and the summary output are choices for the whole run (one summary,
-// one wait), read from item 0.
+// Dry run, waiting and paying again are choices for the whole run (one summary, one wait), read from
+// item 0 once per node run: every row asks, and each read costs n8n a parameter resolution.
+interface RunChoices {
+	checkOnly: boolean;
+	waiting: boolean;
+	payAgain: boolean;
+}
+
+const choicesOfRun = new WeakMap<IExecuteFunctions, RunChoices>();
+
+function choices(context: IExecuteFunctions): RunChoices {
+	let found = choicesOfRun.get(context);
+	if (!found) {
+		found = {
+			checkOnly: context.getNodeParameter('checkOnly', 0, false) === true,
+			waiting: context.getNodeParameter('waitForResult', 0, 'no') === 'untilSettled',
+			payAgain: context.getNodeParameter('options.payAgainIfFailed', 0, false) === true,
+		};
+		choicesOfRun.set(context, found);
+	}
+	return found;
+}
+
 function isCheckOnly(context: IExecuteFunctions): boolean {
-	return context.getNodeParameter('checkOnly', 0, false) === true;
+	return choices(context).checkOnly;
 }
 
 function isWaiting(context: IExecuteFunctions): boolean {
-	return context.getNodeParameter('waitForResult', 0, 'no') === 'untilSettled';
+	return choices(context).waiting;
 }
 
 function paysAgainIfFailed(context: IExecuteFunctions): boolean {
-	return context.getNodeParameter('options.payAgainIfFailed', 0, false) === true;
+	return choices(context).payAgain;
 }
 
 /** Payouts are sent one at a time unless Options > Concurrency says more. */

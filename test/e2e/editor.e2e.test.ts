@@ -486,7 +486,7 @@ describe("a merchant's first hour in the n8n editor", () => {
 				OPERATIONS.find((o) => o.id === `${panel.resource}:${panel.operation}`)!.run.meta.subtitle,
 			]),
 			['Little Pay Trigger', 'Any Event'],
-			['Dry run', 'Check Only · Disbursement'],
+			['Dry run', 'Check Only · Payout'],
 		];
 		const seen = [];
 		for (const [name, subtitle] of expected)

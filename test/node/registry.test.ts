@@ -152,8 +152,8 @@ describe('Disbursement: Wait for Settlement, once missing from two tables', () =
 
 	it('a dry run of Pay Out says Check Only on the canvas', () => {
 		const payOut = OPERATIONS.find((o) => o.id === 'disbursement:create')!;
-		expect(canvasSubtitle(payOut, { checkOnly: true })).toBe('Check Only · Disbursement');
-		expect(canvasSubtitle(payOut, { checkOnly: false })).toBe('Pay Out · Disbursement');
+		expect(canvasSubtitle(payOut, { checkOnly: true })).toBe('Check Only · Payout');
+		expect(canvasSubtitle(payOut, { checkOnly: false })).toBe('Pay Out · Payout');
 	});
 
 	it('names its Continue On Fail error rows by the payout id they looked up', async () => {

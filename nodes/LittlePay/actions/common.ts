@@ -50,6 +50,11 @@ export interface OperationMeta {
 	toolSummary?: string;
 	/** Whether it creates a payment intent (and so signs in with the Client ID and Secret). */
 	createsIntent?: boolean;
+	/**
+	 * Its Options > Concurrency entry, when items may run at once (the router runs that many; its
+	 * default is the one default); one item at a time when absent.
+	 */
+	concurrency?: INodeProperties;
 }
 
 /**
@@ -62,8 +67,6 @@ export interface Operation {
 	description: INodeProperties[];
 	/** Runs one item, given as the scope the router builds for it (actions/item.ts). */
 	execute(this: IExecuteFunctions, item: Item): Promise<IDataObject>;
-	/** How many items may run at once (1-10); one at a time when absent. */
-	concurrency?(this: IExecuteFunctions): number;
 	/** Runs once before the items, for work the whole run shares (a payout run's key lookups). */
 	beforeItems?(this: IExecuteFunctions): Promise<void>;
 	/**
@@ -129,6 +132,15 @@ export function concurrencyOption(defaultValue: number, description: string): IN
 		default: defaultValue,
 		description,
 	};
+}
+
+/** How many items a run handles at once: its Options > Concurrency (1-10), else the option's default. */
+export function concurrencyOf(context: IExecuteFunctions, meta: OperationMeta): number {
+	if (!meta.concurrency) return 1;
+	const given = Number(
+		context.getNodeParameter('options.concurrency', 0, meta.concurrency.default),
+	);
+	return Math.min(10, Math.max(1, Math.floor(given) || 1));
 }
 
 export const AMOUNT_HINT = "In the currency's main unit, not cents: 1500 = KES 1,500";

@@ -2,7 +2,7 @@ import { nodeError } from '../errors';
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { runGuarded } from '../money/guard';
-import { rowKeyOf } from './common';
+import { concurrencyOf, rowKeyOf } from './common';
 import { itemScope } from '../item';
 import { findOperation } from './registry';
 import { failureFields, failureOfError } from '../helpers/failures';
@@ -22,9 +22,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const run = findOperation(resource, operation);
 	if (!run) throw nodeError(this.getNode(), `Unknown operation ${resource}: ${operation}`);
-	const concurrency = run.concurrency
-		? Math.min(10, Math.max(1, Math.floor(Number(run.concurrency.call(this)) || 1)))
-		: 1;
+	const concurrency = concurrencyOf(this, run.meta);
 	if (run.beforeItems) await run.beforeItems.call(this);
 	const output = new Array<INodeExecutionData>(items.length);
 	let failure: unknown;

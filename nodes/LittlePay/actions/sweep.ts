@@ -36,13 +36,18 @@ export interface SweepAnswer {
 	mismatchStep?: string;
 }
 
+/** A sweep's Options > Concurrency: lookups are reads, 10 at once unless it says fewer. */
+export function sweepConcurrency(things: string): INodeProperties {
+	return concurrencyOption(
+		10,
+		`How many ${things} to look up at once (1-10); lookups are reads. Output order always matches input order.`,
+	);
+}
+
 /** The Options every sweep has: how many rows at once, whether a problem row stops it, the input's fields. */
-export function sweepOptions(things: string): INodeProperties[] {
+export function sweepOptions(things: string, concurrency: INodeProperties): INodeProperties[] {
 	return [
-		concurrencyOption(
-			10,
-			`How many ${things} to look up at once (1-10); lookups are reads. Output order always matches input order.`,
-		),
+		concurrency,
 		{
 			displayName: 'Fail on Unknown or Bad Rows',
 			name: 'failOnRowProblem',

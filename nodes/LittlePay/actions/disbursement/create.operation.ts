@@ -30,11 +30,17 @@ export const LOOKUPS_AT_ONCE = 10;
 /** Key lookups ahead of a run's payouts: reads, run wider than the payouts themselves. */
 export const LOOKUPS_AHEAD_AT_ONCE = 50;
 
+const CONCURRENCY = concurrencyOption(
+	1,
+	'How many payouts to send at once (1-10); output order always matches input order. Waiting looks up to 10 at once.',
+);
+
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
-	subtitle: 'Pay Out · Disbursement',
+	concurrency: CONCURRENCY,
+	subtitle: 'Pay Out · Payout',
 	// A dry run moves no money: its canvas says so.
-	subtitleWhen: { parameter: 'checkOnly', value: true, subtitle: 'Check Only · Disbursement' },
+	subtitleWhen: { parameter: 'checkOnly', value: true, subtitle: 'Check Only · Payout' },
 	rowKey: { parameter: 'key', field: 'key' },
 	moves: 'payout',
 	toolSummary:
@@ -102,10 +108,7 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 			description:
 				"Whether to read the charges table first, refuse amounts outside the network's minimum and maximum, and show the fee",
 		},
-		concurrencyOption(
-			1,
-			'How many payouts to send at once (1-10); output order always matches input order. Waiting looks up to 10 at once.',
-		),
+		CONCURRENCY,
 		{
 			displayName: 'Pay Again If Failed',
 			name: 'payAgainIfFailed',
@@ -158,11 +161,6 @@ function isWaiting(context: IExecuteFunctions): boolean {
 
 function paysAgainIfFailed(context: IExecuteFunctions): boolean {
 	return choices(context).payAgain;
-}
-
-/** Payouts are sent one at a time unless Options > Concurrency says more. */
-export function concurrency(this: IExecuteFunctions): number {
-	return this.getNodeParameter('options.concurrency', 0, 1) as number;
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 	showFor,
 } from '../common';
 import type { OperationMeta, RowKey } from '../common';
-import { sweepOptions, sweepRow } from '../sweep';
+import { sweepConcurrency, sweepOptions, sweepRow } from '../sweep';
 import { payoutIdField, readPayoutId } from './fields';
 import type { Item } from '../../item';
 import { differingFields } from '../../money/once';
@@ -18,8 +18,14 @@ import { sameNumber } from '../../helpers/validation';
 
 const rowKey: RowKey = { parameter: 'disbursementId', field: 'key' };
 
+const CONCURRENCY = sweepConcurrency('payouts');
+
 /** What the registry knows of this operation (actions/registry.ts). */
-export const meta: OperationMeta = { subtitle: 'Reconcile · Disbursement', rowKey };
+export const meta: OperationMeta = {
+	concurrency: CONCURRENCY,
+	subtitle: 'Reconcile · Payout',
+	rowKey,
+};
 
 export const description: INodeProperties[] = showFor('disbursement', 'reconcile', [
 	{
@@ -45,13 +51,8 @@ export const description: INodeProperties[] = showFor('disbursement', 'reconcile
 		description:
 			'The number your record says was paid, with its country code; another number comes out as mismatch. A number Little Pay shows masked is compared on its visible digits.',
 	},
-	optionsCollection(sweepOptions('payouts')),
+	optionsCollection(sweepOptions('payouts', CONCURRENCY)),
 ]);
-
-/** Lookups are reads: 10 at once unless Options > Concurrency says fewer. */
-export function concurrency(this: IExecuteFunctions): number {
-	return this.getNodeParameter('options.concurrency', 0, 10) as number;
-}
 
 /** Where Little Pay's record of a payout differs from what the merchant's row expects. */
 function differencesFrom(item: Item, record: IDataObject): string[] {

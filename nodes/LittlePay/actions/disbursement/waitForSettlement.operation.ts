@@ -2,14 +2,21 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { getPayoutRecord } from '../../transport/gateway';
-import { concurrencyOption, optionsCollection, showFor } from '../common';
+import { concurrencyOf, concurrencyOption, optionsCollection, showFor } from '../common';
 import type { Item } from '../../item';
 import type { OperationMeta, RunEnd } from '../common';
 import { payoutIdField, readPayoutId } from './fields';
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
 
 /** What the registry knows of this operation (actions/registry.ts). */
+// Lookups are reads, so they overlap: 10 at once unless Options > Concurrency says fewer.
+const CONCURRENCY = concurrencyOption(
+	10,
+	'How many payouts to look up at once (1-10); lookups are reads. Output order always matches input order.',
+);
+
 export const meta: OperationMeta = {
+	concurrency: CONCURRENCY,
 	subtitle: 'Wait for Settlement · Payout',
 	rowKey: { parameter: 'disbursementId', field: 'id' },
 };
@@ -17,18 +24,8 @@ export const meta: OperationMeta = {
 export const description: INodeProperties[] = showFor('disbursement', 'waitForSettlement', [
 	payoutIdField,
 	settleTimeoutField,
-	optionsCollection([
-		concurrencyOption(
-			10,
-			'How many payouts to look up at once (1-10); lookups are reads. Output order always matches input order.',
-		),
-	]),
+	optionsCollection([CONCURRENCY]),
 ]);
-
-/** Lookups are reads, so they overlap: 10 at once unless Options > Concurrency says fewer. */
-export function concurrency(this: IExecuteFunctions): number {
-	return this.getNodeParameter('options.concurrency', 0, 10) as number;
-}
 
 /** Looks each payout up once; the run's unsettled ones are then waited for together. */
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
@@ -44,11 +41,6 @@ export async function afterItems(
 	results: Array<IDataObject | undefined>,
 ): Promise<RunEnd> {
 	const payouts = results.flatMap((result, itemIndex) => (result ? [{ itemIndex, result }] : []));
-	await waitForSettlement(
-		this,
-		payouts,
-		readSettleTimeout(this, 0),
-		Math.min(10, Math.max(1, Math.floor(concurrency.call(this) || 1))),
-	);
+	await waitForSettlement(this, payouts, readSettleTimeout(this, 0), concurrencyOf(this, meta));
 	return {};
 }

@@ -12,8 +12,14 @@ import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { paymentIdField, readPaymentId } from './fields';
 
+const CONCURRENCY = concurrencyOption(
+	1,
+	'How many lookups to run at once (1-10) for many payments; output order always matches input order',
+);
+
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
+	concurrency: CONCURRENCY,
 	subtitle: 'Get Status · Payment',
 	rowKey: { parameter: 'paymentId', field: 'reference' },
 };
@@ -22,10 +28,7 @@ export const description: INodeProperties[] = showFor('payment', 'getStatus', [
 	paymentIdField,
 	simplifyField,
 	optionsCollection([
-		concurrencyOption(
-			1,
-			'How many lookups to run at once (1-10) for many payments; output order always matches input order',
-		),
+		CONCURRENCY,
 		{
 			displayName: 'Long Poll',
 			name: 'longPoll',
@@ -36,11 +39,6 @@ export const description: INodeProperties[] = showFor('payment', 'getStatus', [
 		},
 	]),
 ]);
-
-/** Lookups are reads: Options > Concurrency may run several at once. */
-export function concurrency(this: IExecuteFunctions): number {
-	return this.getNodeParameter('options.concurrency', 0, 1) as number;
-}
 
 /** Gets the status of a payment by reference or key. */
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {

@@ -14,14 +14,20 @@ import {
 import { differingFields } from '../../money/once';
 import type { OperationMeta, RowKey } from '../common';
 import type { Item } from '../../item';
-import { sweepOptions, sweepRow } from '../sweep';
+import { sweepConcurrency, sweepOptions, sweepRow } from '../sweep';
 import type { SweepAnswer } from '../sweep';
 import { paymentIdField, readPaymentId } from './fields';
 
 const rowKey: RowKey = { parameter: 'paymentId', field: 'reference' };
 
+const CONCURRENCY = sweepConcurrency('payments');
+
 /** What the registry knows of this operation (actions/registry.ts). */
-export const meta: OperationMeta = { subtitle: 'Reconcile · Payment', rowKey };
+export const meta: OperationMeta = {
+	concurrency: CONCURRENCY,
+	subtitle: 'Reconcile · Payment',
+	rowKey,
+};
 
 export const description: INodeProperties[] = showFor('payment', 'reconcile', [
 	{
@@ -39,13 +45,8 @@ export const description: INodeProperties[] = showFor('payment', 'reconcile', [
 			'What your own record says of the payment; empty means you recorded nothing, and every final payment found is a change',
 	},
 	...expectedFields('payment'),
-	optionsCollection(sweepOptions('payments')),
+	optionsCollection(sweepOptions('payments', CONCURRENCY)),
 ]);
-
-/** Lookups are reads: 10 at once unless Options > Concurrency says fewer. */
-export function concurrency(this: IExecuteFunctions): number {
-	return this.getNodeParameter('options.concurrency', 0, 10) as number;
-}
 
 /** The payment's final event, as the trigger names it; null while it can still change. */
 function eventOf(state: string): string | null {

@@ -8,6 +8,7 @@ import type {
 import type { MoveKind } from '../money/moves';
 import type { Item } from '../item';
 import { validateAmount, validateCurrency } from '../helpers/validation';
+import { COUNTRY_OPTIONS, NETWORK_OPTIONS } from '../helpers/lists';
 
 /** The parameter that names an item's row, and the field Continue On Fail copies it into. */
 export interface RowKey {
@@ -94,12 +95,7 @@ export interface RunEnd {
 	second?: INodeExecutionData[];
 }
 
-export const NETWORK_OPTIONS = [
-	{ name: 'Airtel Money', value: 'AIRTEL' },
-	{ name: 'M-Pesa', value: 'MPESA' },
-	{ name: 'MTN Mobile Money', value: 'MTN' },
-	{ name: 'Tigo Pesa', value: 'TIGOPESA' },
-];
+export { NETWORK_OPTIONS };
 
 /** Currencies of the networks Little Pay serves; an expression may still give any 3-letter code. */
 export const CURRENCY_OPTIONS = [
@@ -121,7 +117,16 @@ export const currencyField: INodeProperties = {
 	description: 'Currency of the amount; Little Pay defaults to KES',
 };
 
-/** What a user must not miss about every amount: its unit. */
+/** The Country of a number typed in national form (0712...): the same field wherever a number is typed. */
+export const nationalNumberCountryField: INodeProperties = {
+	displayName: 'Country',
+	name: 'country',
+	type: 'options',
+	options: COUNTRY_OPTIONS,
+	default: 'KE',
+	description: 'Used only for numbers typed in national form, starting with 0',
+};
+
 /** An Options entry for how many items an operation handles at once (1-10; output keeps input order). */
 export function concurrencyOption(defaultValue: number, description: string): INodeProperties {
 	return {
@@ -161,14 +166,6 @@ export function amountField(description: string): INodeProperties {
 		},
 	};
 }
-
-export const COUNTRY_OPTIONS = [
-	{ name: 'Ghana', value: 'GH' },
-	{ name: 'Kenya', value: 'KE' },
-	{ name: 'Rwanda', value: 'RW' },
-	{ name: 'Tanzania', value: 'TZ' },
-	{ name: 'Uganda', value: 'UG' },
-];
 
 /** The one Options collection of a panel, for everything optional or technical; it sits last. */
 export function optionsCollection(options: INodeProperties[]): INodeProperties {

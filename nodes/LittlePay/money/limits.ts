@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { MoneyMove, MoveKind, LimitSource, SpentSoFar } from './moves';
+import { NETWORK_AND_CARD_OPTIONS } from '../helpers/lists';
 
 // Every spending limit, named once (LIMITS): its panel field, how a stored value is read, what the tool
 // description says of it and the check of a move against it. Reading a source's limits and checking a
@@ -174,13 +175,7 @@ export const LIMITS: Limit[] = [
 		label: 'Allowed Networks',
 		field: {
 			type: 'multiOptions',
-			options: [
-				{ name: 'Airtel Money', value: 'AIRTEL' },
-				{ name: 'Card', value: 'CARDS' },
-				{ name: 'M-Pesa', value: 'MPESA' },
-				{ name: 'MTN Mobile Money', value: 'MTN' },
-				{ name: 'Tigo Pesa', value: 'TIGOPESA' },
-			],
+			options: NETWORK_AND_CARD_OPTIONS,
 			default: [],
 			description:
 				'Networks this node may charge or pay out on; a payment intent whose payer picks on the checkout page has no network to check',

@@ -13,7 +13,7 @@ import { concurrencyOption, optionsCollection, showFor } from '../common';
 import { itemScope } from '../../item';
 import type { Item } from '../../item';
 import type { OperationMeta, RunEnd } from '../common';
-import { payoutAmountField, currencyField, keyFields, recipientFields } from './fields';
+import { payoutAmountField, payoutCurrencyField, keyFields, recipientFields } from './fields';
 import { checkPayoutRow } from './preview';
 import { checkedPayout, checkPayoutRun, refusedRunError, runCheckOf } from './run';
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
@@ -49,7 +49,7 @@ export const meta: OperationMeta = {
 
 export const description: INodeProperties[] = showFor('disbursement', 'create', [
 	payoutAmountField,
-	currencyField,
+	payoutCurrencyField,
 	...recipientFields,
 	...keyFields,
 	{

@@ -2,26 +2,23 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { MobileNetwork } from '../../helpers/validation';
 import type { Item } from '../../item';
-import { amountField, COUNTRY_OPTIONS, NETWORK_OPTIONS } from '../common';
+import {
+	amountField,
+	CURRENCY_OPTIONS,
+	currencyField,
+	nationalNumberCountryField,
+	NETWORK_OPTIONS,
+} from '../common';
 
 /** The amount of a payout, with its unit visible under the field. */
 export const payoutAmountField = amountField(
 	'Amount the recipient gets, as in the network limits and fees of Get Charges. M-Pesa pays whole shillings.',
 );
 
-/** The currencies of the countries the networks serve. */
-export const currencyField: INodeProperties = {
-	displayName: 'Currency',
-	name: 'currency',
-	type: 'options',
-	options: [
-		{ name: 'GHS (Ghanaian Cedi)', value: 'GHS' },
-		{ name: 'KES (Kenyan Shilling)', value: 'KES' },
-		{ name: 'RWF (Rwandan Franc)', value: 'RWF' },
-		{ name: 'TZS (Tanzanian Shilling)', value: 'TZS' },
-		{ name: 'UGX (Ugandan Shilling)', value: 'UGX' },
-	],
-	default: 'KES',
+/** A payout's currency: those of the countries the networks serve (no USD: wallets hold local money). */
+export const payoutCurrencyField: INodeProperties = {
+	...currencyField,
+	options: CURRENCY_OPTIONS.filter((option) => option.value !== 'USD'),
 	description: 'Currency of the amount',
 };
 
@@ -47,14 +44,7 @@ export const recipientFields: INodeProperties[] = [
 		hint: '+254 712 345 678, 254712345678, or 0712345678 with Country',
 		description: "Recipient's mobile money wallet",
 	},
-	{
-		displayName: 'Country',
-		name: 'country',
-		type: 'options',
-		options: COUNTRY_OPTIONS,
-		default: 'KE',
-		description: 'Used only for numbers typed in national form, starting with 0',
-	},
+	nationalNumberCountryField,
 ];
 
 /** Where each payout's key comes from: the row (safe to run again) or the execution (not). */

@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { Item } from '../../item';
 import type { MobileNetwork } from '../../helpers/validation';
-import { COUNTRY_OPTIONS, NETWORK_OPTIONS } from '../common';
+import { nationalNumberCountryField, NETWORK_OPTIONS } from '../common';
 
 export const payerFields: INodeProperties[] = [
 	{
@@ -24,14 +24,7 @@ export const payerFields: INodeProperties[] = [
 		description:
 			'Payer number; +254 712 345 678, 254712345678 or 0712345678 (with Country) are accepted',
 	},
-	{
-		displayName: 'Country',
-		name: 'country',
-		type: 'options',
-		options: COUNTRY_OPTIONS,
-		default: 'KE',
-		description: 'Used only for numbers typed in national form, starting with 0',
-	},
+	nationalNumberCountryField,
 ];
 
 /** Reads and normalises the payer's network and number of one item. */

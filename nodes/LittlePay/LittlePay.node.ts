@@ -57,7 +57,7 @@ export class LittlePay implements INodeType {
 		},
 		inputs: [NodeConnectionTypes.Main],
 		// Pay Out with Options > Output Run Summary has a second output with the run's one summary item.
-		outputs: `={{ $parameter["resource"] === "disbursement" && $parameter["operation"] === "create" && ($parameter["options"] || {})["runSummaryOutput"] === true ? [{ "type": "${NodeConnectionTypes.Main}", "displayName": "Payouts" }, { "type": "${NodeConnectionTypes.Main}", "displayName": "Run Summary" }] : ["${NodeConnectionTypes.Main}"] }}`,
+		outputs: `={{ $parameter["resource"] === "disbursement" && $parameter["operation"] === "create" && ($parameter["options"] || {})["runSummaryOutput"] === true ? [{ "type": "${NodeConnectionTypes.Main}", "displayName": "Payouts" }, { "type": "${NodeConnectionTypes.Main}", "displayName": "Summary" }] : ["${NodeConnectionTypes.Main}"] }}`,
 		// Resume webhooks for "Pause Until Little Pay Calls Back": nothing is registered anywhere.
 		webhooks: resumeWebhooks,
 		credentials,

@@ -182,6 +182,19 @@ describe("a merchant's first hour in the n8n editor", () => {
 			parameters: { resource: 'disbursement', operation: 'create', checkOnly: true },
 			credentials: { littlePayApiKeyApi: { id: apiKeyId, name: 'Little Pay (API key)' } },
 		});
+		// A payday run whose summary goes to a second output (Options > Output Run Summary).
+		nodes.push({
+			name: 'Payday',
+			type: 'n8n-nodes-littlepay.littlePay',
+			typeVersion: 1,
+			position: [1040, 440],
+			parameters: {
+				resource: 'disbursement',
+				operation: 'create',
+				options: { runSummaryOutput: true },
+			},
+			credentials: { littlePayApiKeyApi: { id: apiKeyId, name: 'Little Pay (API key)' } },
+		});
 		nodes.push({
 			name: 'Little Pay Trigger',
 			type: 'n8n-nodes-littlepay.littlePayTrigger',
@@ -401,6 +414,42 @@ describe("a merchant's first hour in the n8n editor", () => {
 			expect(consoleErrors.slice(errorsBefore)).toEqual([]);
 		},
 	);
+
+	it('Pay Out offers Pay Again If Failed among its Options, and with Output Run Summary on the canvas shows a Summary output', async () => {
+		const errorsBefore = consoleErrors.length;
+		const labels = await openPanel('Payday');
+		expect(labels).toContain('Output Run Summary');
+		await page
+			.locator('[data-test-id="ndv"] [data-test-id="parameter-item"]')
+			.filter({ has: page.locator('label[for="options"]') })
+			.locator('[data-test-id="collection-parameter-add"]')
+			.click();
+		const options = page
+			.locator('[data-test-id="collection-parameter-option"]')
+			.filter({ visible: true });
+		await options.first().waitFor();
+		expect((await options.allInnerTexts()).map(firstLine)).toEqual([
+			'Check Limits and Fee First',
+			'Concurrency',
+			'Pay Again If Failed',
+		]);
+		await page.waitForTimeout(300); // the list fades in
+		await page.screenshot({ path: join(SHOTS, 'disbursement-create-options.png') });
+		await page.keyboard.press('Escape');
+		await closePanel();
+		const payday = page.locator('[data-test-id="canvas-node"][data-node-name="Payday"]');
+		await payday.scrollIntoViewIfNeeded();
+		await expect(
+			page.locator('[data-test-id="canvas"]').getByText('Summary', { exact: true }).count(),
+		).resolves.toBeGreaterThan(0);
+		const box = await payday.boundingBox();
+		if (box)
+			await page.screenshot({
+				path: join(SHOTS, 'disbursement-create-run-summary-output.png'),
+				clip: { x: Math.max(0, box.x - 60), y: Math.max(0, box.y - 60), width: 420, height: 260 },
+			});
+		expect(consoleErrors.slice(errorsBefore)).toEqual([]);
+	});
 
 	it('as an AI tool, a payout says in the panel that it moves no money until allowed, beside its limits per call, execution and chat session', async () => {
 		const errorsBefore = consoleErrors.length;

@@ -123,7 +123,7 @@ export const description: INodeProperties[] = showFor('disbursement', 'create', 
 			type: 'boolean',
 			default: false,
 			description:
-				"Whether to add a second output, Run Summary, with one item: sent now, found already sent, failed, refused, pending, totals and fees per currency, and the rows to act on. The summary is always shown above the node's output.",
+				"Whether to add a second output, Summary, with one item: sent now, found already sent, failed, refused, pending, totals and fees per currency, and the rows to act on. The summary is always shown above the node's output.",
 		},
 	]),
 ]);

@@ -35,17 +35,25 @@ describe('example 4, the payout run, in a real n8n', () => {
 	let tables: Record<string, string>;
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true });
 		n8n = await startN8n();
 		api = new N8nApi(n8n.url);
 		await api.setupOwner();
-		ids = await sandboxCredentials(api, sandbox, 'payout run');
 		tables = exampleReplacements(await createExampleTables(api), 'payout0run0token');
+	});
+
+	// A sandbox and credentials per test: its ledger and request log hold only that test's payouts, so
+	// "exactly these five payouts" holds whichever test ran before it.
+	beforeEach(async () => {
+		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true });
+		ids = await sandboxCredentials(api, sandbox, `payout run ${randomUUID().slice(0, 8)}`);
+	});
+
+	afterEach(async () => {
+		await sandbox?.close();
 	});
 
 	afterAll(async () => {
 		await n8n?.stop();
-		await sandbox?.close();
 	});
 
 	const ledger = async (): Promise<Payout[]> =>

@@ -307,9 +307,11 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 		expect(cluster.workers.some((w) => executionsRunBy(w.logs()).has(waiting.id))).toBe(true);
 	});
 
-	let delivered: { workflowId: string; webhookId: string; body: string };
-
-	it('starts the trigger workflow once for a signed callback through a webhook process, also when redelivered to the other one', async () => {
+	/**
+	 * A paid sandbox payment (key `key`) whose signed callback went to a new receipt workflow through the
+	 * first webhook process: the workflow, its webhook and the delivery as the sandbox logged it.
+	 */
+	const paidCallback = async (key: string) => {
 		const { id, webhookId } = await activeReceiptWorkflow();
 		const basic = Buffer.from(
 			`${sandbox.merchant.clientId}:${sandbox.merchant.clientSecret}`,
@@ -321,7 +323,7 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 				currency: 'KES',
 				description: 'Queue order',
 				callbackUrl: `${cluster.webhooks[0].url}/webhook/${webhookId}/littlepay`,
-				key: 'queueorder01',
+				key,
 				payload: { billingAddress: { firstName: 'Amina', email: 'amina@example.com' } },
 			},
 			{ headers: { Authorization: `Basic ${basic}` } },
@@ -336,6 +338,11 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 				.callbacks as Array<{ body: string; status?: number; url: string }>;
 			return log.find((c) => c.body.includes(reference) && c.status !== undefined);
 		});
+		return { id, webhookId, reference, callback };
+	};
+
+	it('starts the trigger workflow once for a signed callback through a webhook process, also when redelivered to the other one', async () => {
+		const { id, webhookId, reference, callback } = await paidCallback('queueorder01');
 		expect(callback.status).toBe(200);
 
 		const executions = await settledExecutions(api, id);
@@ -356,10 +363,17 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 		expect(replay.status).toBe(200);
 		expect(replay.data).toMatchObject({ received: true, duplicate: true });
 		expect(await settledExecutions(api, id)).toHaveLength(1);
-		delivered = { workflowId: id, webhookId, body: callback.body };
 	});
 
 	it('starts nothing for a redelivered callback after every n8n process restarted', async () => {
+		// Its own workflow and payment, run once before the restart (not the previous test's).
+		const own = await paidCallback('queueorder02');
+		const ran = await settledExecutions(api, own.id);
+		if (own.callback.status !== 200 || ran.length !== 1 || ran[0].status !== 'success')
+			throw new Error(
+				`the first delivery did not run once: HTTP ${own.callback.status}, ${JSON.stringify(ran)}`,
+			);
+		const delivered = { workflowId: own.id, webhookId: own.webhookId, body: own.callback.body };
 		expect(delivered).toBeDefined();
 		await cluster.restartN8n();
 		api = new N8nApi(cluster.main.url!);

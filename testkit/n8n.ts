@@ -305,16 +305,13 @@ export async function startN8n(
 			cpSync(join(template, '.n8n', entry), join(n8nDir, entry), { recursive: true });
 	}
 	installPackageInto(userFolder);
-	const port = options.port ?? (await freePort());
+	let port = options.port ?? (await freePort());
 	const env: Record<string, string> = {
 		PATH: process.env.PATH ?? '',
 		HOME: process.env.HOME ?? userFolder,
 		N8N_USER_FOLDER: userFolder,
-		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_HOST: '127.0.0.1',
-		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
-		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
@@ -331,6 +328,45 @@ export async function startN8n(
 		...(version.startsWith('1.') ? { N8N_EXPRESSION_ENGINE: 'legacy' } : {}),
 		...options.env,
 	};
+	// A port freePort() found free can be taken before n8n binds it (n8n binds its task broker's some
+	// seconds into its start; on a shared machine another process, or an outgoing connection, may get it
+	// first). n8n then exits with "port N is already in use": start again on new ports we chose.
+	for (let attempt = 1; ; attempt++) {
+		Object.assign(
+			env,
+			{
+				N8N_PORT: String(port),
+				WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+				N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
+			},
+			options.env,
+		);
+		const started = await launchN8n(node, n8nBin, env, options);
+		if ('server' in started)
+			return { url: `http://127.0.0.1:${port}`, userFolder, ...started.server };
+		const taken = /port (\d+) is already in use/.exec(started.output)?.[1];
+		const ours =
+			taken === env.N8N_RUNNERS_BROKER_PORT && !options.env?.N8N_RUNNERS_BROKER_PORT
+				? 'broker'
+				: taken === String(port) && options.port === undefined
+					? 'main'
+					: undefined;
+		if (!ours || attempt >= 3) throw new Error(`n8n exited early:\n${started.output.slice(-3000)}`);
+		if (ours === 'broker') env.N8N_RUNNERS_BROKER_PORT = String(await freePort());
+		else port = await freePort();
+	}
+}
+
+/**
+ * Spawns `n8n start` with `env` and waits until the editor is accessible: the running server, or the
+ * output of an n8n that exited before (a timeout stops it and throws).
+ */
+async function launchN8n(
+	node: string,
+	n8nBin: string,
+	env: Record<string, string>,
+	options: { nodeArgs?: string[]; stopGraceMs?: number },
+): Promise<{ server: Pick<N8nServer, 'pid' | 'logs' | 'stop' | 'kill'> } | { output: string }> {
 	let output = '';
 	const child: ChildProcess = spawn(node, [...(options.nodeArgs ?? []), n8nBin, 'start'], {
 		env,
@@ -340,6 +376,8 @@ export async function startN8n(
 	child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 	const exited = new Promise<void>((res) => child.once('exit', () => res()));
+	// After 'close' its output has been read to the end (pipes may still hold some at 'exit').
+	const closed = new Promise<void>((res) => child.once('close', () => res()));
 
 	const stop = async () => await stopProcessGroup(child, exited, options.stopGraceMs ?? 10000);
 
@@ -356,21 +394,23 @@ export async function startN8n(
 
 	const deadline = Date.now() + 180000;
 	while (!/Editor is now accessible/.test(output)) {
-		if (child.exitCode !== null) throw new Error(`n8n exited early:\n${output.slice(-3000)}`);
+		if (child.exitCode !== null) {
+			try {
+				// Anything it started in its group goes with it.
+				if (child.pid) process.kill(-child.pid, 'SIGKILL');
+			} catch {
+				// none left
+			}
+			await closed;
+			return { output };
+		}
 		if (Date.now() > deadline) {
 			await stop();
 			throw new Error(`n8n did not start within 180 s:\n${output.slice(-3000)}`);
 		}
 		await new Promise((r) => setTimeout(r, 250));
 	}
-	return {
-		url: `http://127.0.0.1:${port}`,
-		userFolder,
-		pid: child.pid ?? 0,
-		logs: () => output,
-		stop,
-		kill,
-	};
+	return { server: { pid: child.pid ?? 0, logs: () => output, stop, kill } };
 }
 
 /** An authenticated client of n8n's internal REST API (the one the editor uses). */

@@ -24,6 +24,7 @@ import {
 	runViaWebhook,
 	runWorkflowViaWebhook,
 	sandboxCredentials,
+	settledExecutions,
 	waitFor,
 } from '../../testkit/n8nRuns';
 import { littlePayNode } from '../../testkit/workflowParts';
@@ -476,9 +477,10 @@ describe('the package in a real n8n server', () => {
 			// The live flow: the page was built with the JWT the first step got.
 			const jwt = /name="JWT" value="([^"]+)"/.exec(String(items[0].html))?.[1] ?? '';
 			expect(jwt.length).toBeGreaterThan(20);
-			await new Promise((resolve) => setTimeout(resolve, 500));
+			// n8n answers the webhook before it has finished saving (or deleting) the execution: read what it
+			// keeps once its executions have settled, not after a fixed pause a loaded machine may outlast.
 			const stored = await Promise.all(
-				(await api.executions(workflowId)).map(async (e) =>
+				(await settledExecutions(api, workflowId, 1000)).map(async (e) =>
 					JSON.stringify(await api.execution(e.id)),
 				),
 			);

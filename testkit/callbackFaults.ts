@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import axios from 'axios';
 
 import { signCallback } from '../sandbox';
-import { N8nApi, freePort, startN8n } from './n8n';
+import { N8nApi, startN8n } from './n8n';
 import type { N8nServer } from './n8n';
 import type { QueueCluster } from './queueCluster';
 import { allExecutions, settledExecutions, waitForWebhook } from './n8nRuns';
@@ -305,8 +305,9 @@ export async function runCallbackFault(
 	options: CallbackFaultOptions,
 ): Promise<CallbackFaultReport> {
 	const userFolder = mkdtempSync(join(tmpdir(), 'littlepay-faults-'));
-	const port = await freePort();
-	let n8n: N8nServer = await startN8n({ userFolder, port });
+	// The port startN8n picks; a restart after the kill comes back on it (the callbacks' URLs name it).
+	let n8n: N8nServer = await startN8n({ userFolder });
+	const port = Number(new URL(n8n.url).port);
 	const { fault } = options;
 	try {
 		return await burstThroughFault(

@@ -11,7 +11,7 @@ import { parse as parseFlatted } from 'flatted';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { N8nApi, freePort, startN8n } from '../../testkit/n8n';
+import { N8nApi, startN8n } from '../../testkit/n8n';
 import type { N8nServer } from '../../testkit/n8n';
 import { deviceInformation } from '../../testkit/sandbox';
 import { loadExample, postToNewWebhook, sandboxCredentials, waitFor } from '../../testkit/n8nRuns';
@@ -29,12 +29,14 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 	let sandbox: SandboxHandle;
 	let n8n: N8nServer;
 	let api: N8nApi;
-	let port: number;
+	let port: number | undefined;
 	const userFolder = mkdtempSync(join(tmpdir(), 'littlepay-pause-'));
 	let ids: { basicId: string; apiKeyId: string };
 
+	/** Starts n8n in the suite's folder: the first time on a port startN8n picks, then on the same one. */
 	const startOurN8n = async () => {
 		n8n = await startN8n({ port, userFolder });
+		port = Number(new URL(n8n.url).port);
 		api = new N8nApi(n8n.url);
 		await api.setupOwner();
 	};
@@ -47,7 +49,6 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 			callbackRetryDelaysMs: [500, 1000, 2000],
 			privateKeyPem: gatewayKey.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
 		});
-		port = await freePort();
 		await startOurN8n();
 		ids = await sandboxCredentials(api, sandbox, 'pause');
 	});

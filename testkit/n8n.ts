@@ -426,6 +426,21 @@ export class N8nApi {
 			timeout: 30000,
 			httpAgent: new Agent({ keepAlive: false }),
 		});
+		// n8n answers 503 "Database is not ready!" before any handler runs while its database connection is
+		// being re-established (after a burst of calls on a loaded machine its SQLite pool times out for some
+		// seconds): the call did nothing, so it is made again, for up to a minute, instead of failing whichever
+		// test happens to come next.
+		this.http.interceptors.response.use(async (response) => {
+			const notReady =
+				response.status === 503 && /Database is not ready/.test(JSON.stringify(response.data));
+			if (!notReady) return response;
+			// axios keeps unknown config fields through its merge: the first refusal's time rides along.
+			const config = response.config as typeof response.config & { notReadySince?: number };
+			const since = config.notReadySince ?? Date.now();
+			if (Date.now() - since > 60000) return response;
+			await new Promise((r) => setTimeout(r, 1000));
+			return await this.http.request({ ...config, notReadySince: since } as typeof config);
+		});
 	}
 
 	private remember(setCookie: string[] | undefined) {

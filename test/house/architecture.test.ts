@@ -114,6 +114,22 @@ function httpOutsideTransport(files: Map<string, string>): string[] {
 	return found;
 }
 
+/**
+ * Lines outside transport/ that spell a Little Pay path (`'/api/...'`, `` `/pay/...` ``) or read a
+ * credential (`getCredentials`): each path and each credential read lives in the one gateway client.
+ */
+function gatewayOutsideTransport(files: Map<string, string>): string[] {
+	const found: string[] = [];
+	for (const [file, text] of files) {
+		if (file.startsWith('transport/')) continue;
+		text.split('\n').forEach((line, index) => {
+			if (/['`]\/(api|pay)\/|\bgetCredentials\(/.test(line))
+				found.push(`${file}:${index + 1}: ${line.trim()}`);
+		});
+	}
+	return found;
+}
+
 /** Lines outside errors.ts that make an error (`new ...Error(`, a class extending an error). */
 function errorsMadeOutside(files: Map<string, string>): string[] {
 	const found: string[] = [];
@@ -151,6 +167,10 @@ describe('the map of docs/architecture.md, over nodes/LittlePay', () => {
 		expect(httpOutsideTransport(house)).toEqual([]);
 	});
 
+	it("spells Little Pay's paths and reads credentials only in transport/", () => {
+		expect(gatewayOutsideTransport(house)).toEqual([]);
+	});
+
 	it('makes every error in errors.ts', () => {
 		expect(errorsMadeOutside(house)).toEqual([]);
 	});
@@ -165,6 +185,9 @@ describe('the map of docs/architecture.md, over nodes/LittlePay', () => {
 			['actions/a/x.operation.ts', "import { w } from '../b/y.operation';"],
 			['actions/b/y.operation.ts', 'this.helpers.httpRequestWithAuthentication.call(this);'],
 			['actions/b/B.resource.ts', "import * as y from './y.operation';"],
+			['money/refunds.ts', 'const path = `/api/refund/${id}`;'],
+			['callbacks/publicKey.ts', "await context.getCredentials('littlePayApiKeyApi');"],
+			['transport/gateway.ts', "const path = '/api/disbursements';"],
 		]);
 		expect(upwardImports(broken)).toEqual([
 			'errors.ts (floor 0) imports transport/index.ts (floor 2)',
@@ -176,6 +199,10 @@ describe('the map of docs/architecture.md, over nodes/LittlePay', () => {
 		]);
 		expect(httpOutsideTransport(broken)).toEqual([
 			'actions/b/y.operation.ts:1: this.helpers.httpRequestWithAuthentication.call(this);',
+		]);
+		expect(gatewayOutsideTransport(broken)).toEqual([
+			'money/refunds.ts:1: const path = `/api/refund/${id}`;',
+			"callbacks/publicKey.ts:1: await context.getCredentials('littlePayApiKeyApi');",
 		]);
 		expect(errorsMadeOutside(broken)).toEqual([
 			"money/once.ts:1: throw new NodeOperationError(node, 'no');",

@@ -1,7 +1,7 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { isLittlePayHost } from '../helpers/gateway';
-import { baseUrlOf, getFromWebhook } from '../transport';
+import { getFromWebhook, webhookBaseUrl } from '../transport';
 import { LITTLE_PAY_PUBLIC_KEY_PEM, parsePublicKey } from './signature';
 
 /**
@@ -69,7 +69,7 @@ export async function callbackPublicKey(
 	if (!context.getNode().credentials?.littlePayApiKeyApi) {
 		return refresh ? undefined : { ok: true, pem: LITTLE_PAY_PUBLIC_KEY_PEM, source: 'published' };
 	}
-	const baseUrl = baseUrlOf(await context.getCredentials('littlePayApiKeyApi'));
+	const baseUrl = await webhookBaseUrl(context);
 	if (isLittlePayHost(baseUrl)) {
 		return refresh ? undefined : { ok: true, pem: LITTLE_PAY_PUBLIC_KEY_PEM, source: 'published' };
 	}

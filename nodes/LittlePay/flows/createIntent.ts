@@ -10,6 +10,7 @@ import { resumeUrlOf } from './pause';
 import { warnIfUnreachable } from './output';
 import { createOnce } from '../money/once';
 import { generatedKeyMayExist, keyForItem } from '../money/keys';
+import { createIntentPath } from '../transport/gateway';
 
 /** Parses the Custom Data (JSON) field into an object. */
 function parseCustomData(value: unknown): IDataObject | InvalidValue {
@@ -95,7 +96,7 @@ export async function createIntent(
 		{
 			credential: 'littlePayBasicApi',
 			method: 'POST',
-			path: `/api/payments/${encodeURIComponent(String(credentials.tokenId))}/pay`,
+			path: createIntentPath(String(credentials.tokenId)),
 			body,
 			itemIndex,
 		},

@@ -4,6 +4,7 @@ import { expectSuccess, paymentStatusPath, sendOnce } from '../transport';
 import type { LittlePayRequest } from '../transport';
 import { throwUnknownOutcome } from '../errors';
 import { describeAnswer, knownAnswer, recoveryRead } from './send';
+import { processPaymentPath } from '../transport/gateway';
 
 // One prompt per intent and network: the payment's status record settles whether the payer was asked.
 
@@ -61,7 +62,7 @@ export async function processOnce(
 	const request: LittlePayRequest = {
 		credential: 'littlePayApiKeyApi',
 		method: 'POST',
-		path: `/pay/${encodeURIComponent(reference)}/process`,
+		path: processPaymentPath(reference),
 		body,
 		itemIndex,
 		cardData,

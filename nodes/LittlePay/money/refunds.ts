@@ -5,6 +5,7 @@ import { expectSuccess } from '../transport';
 import { runIndexOf, runToken } from './keys';
 import { isToolCall, toolCallRecordId } from './memory';
 import { createOnce } from './once';
+import { refundPath } from '../transport/gateway';
 
 // A refund once per item of an execution: it has no key, so what was sent is recorded in the
 // execution's flow context before sending and holds the answer after.
@@ -100,7 +101,7 @@ export async function sendRefundOnce(
 		{
 			credential: 'littlePayApiKeyApi',
 			method: 'POST',
-			path: `/api/refund/${encodeURIComponent(paymentId)}`,
+			path: refundPath(paymentId),
 			body,
 			itemIndex,
 		},

@@ -4,6 +4,33 @@ import { statusCheckError } from '../errors';
 import { expectSuccess, paymentStatusPath, readFromWebhook, readLittlePay } from './index';
 import type { LittlePayRequest } from './index';
 
+// Little Pay's paths, each spelled once: every request the package sends is addressed here.
+
+/** Creating a payment intent, under the merchant's token ID (Basic authentication). */
+export function createIntentPath(tokenId: string): string {
+	return `/api/payments/${encodeURIComponent(tokenId)}/pay`;
+}
+
+/** Charging a payer on an intent: a mobile money prompt or a card payment. */
+export function processPaymentPath(reference: string): string {
+	return `/pay/${encodeURIComponent(reference)}/process`;
+}
+
+/** A card's device data collection token for an intent. */
+export function cardTokenPath(reference: string): string {
+	return `/pay/${encodeURIComponent(reference)}/cspaToken`;
+}
+
+/** A card's 3-D Secure enrolment check for an intent. */
+export function enrolmentPath(reference: string): string {
+	return `/pay/${encodeURIComponent(reference)}/enroll`;
+}
+
+/** Refunding a payment. */
+export function refundPath(paymentId: string): string {
+	return `/api/refund/${encodeURIComponent(paymentId)}`;
+}
+
 /** Little Pay's disbursement (payout) path: by id or key, or without one the create path. */
 export function payoutPath(idOrKey?: string): string {
 	return idOrKey === undefined

@@ -85,6 +85,11 @@ export function baseUrlOf(data: IDataObject): string {
 }
 
 /** Little Pay's payment status path, by reference or key: the one place it is spelled. */
+/** The API key credential's Base URL, as a webhook (the trigger, a resumed pause) reads it. */
+export async function webhookBaseUrl(context: IWebhookFunctions): Promise<string> {
+	return baseUrlOf(await context.getCredentials('littlePayApiKeyApi'));
+}
+
 export function paymentStatusPath(paymentId: string): string {
 	return `/api/payments-v2/${encodeURIComponent(paymentId)}`;
 }

@@ -4,6 +4,7 @@ import { showFor } from '../common';
 import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { intentReferenceField, sendCardStep } from './fields';
+import { enrolmentPath } from '../../transport/gateway';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -132,7 +133,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	);
 	const data = await sendCardStep(
 		item,
-		`/pay/${encodeURIComponent(reference)}/enroll`,
+		enrolmentPath(reference),
 		{ deviceInformation },
 		'enrolment check',
 		'No payment was made; running Check Enrolment again is safe',

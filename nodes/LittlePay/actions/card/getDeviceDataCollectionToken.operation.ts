@@ -5,6 +5,7 @@ import { showFor } from '../common';
 import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
 import { intentReferenceField, sendCardStep } from './fields';
+import { cardTokenPath } from '../../transport/gateway';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -70,7 +71,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	// The payer retries a lost answer: the card is not resent blindly.
 	const data = await sendCardStep(
 		item,
-		`/pay/${encodeURIComponent(reference)}/cspaToken`,
+		cardTokenPath(reference),
 		{ type: 'CARDS', payment: { ...card } },
 		'card token request',
 		'No payment was made. Ask the payer to submit the card again.',

@@ -1,6 +1,9 @@
 // The operation registry: every operation declares what the node's tables need beside its parameters,
 // and the subtitle, row keys, money fields and credential rules are derived from it. These tests fail
 // when an operation is added without a subtitle, a row key or its money fields.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
 import type { INodeProperties } from 'n8n-workflow';
 
 import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
@@ -45,8 +48,18 @@ function shownFor(o: RegisteredOperation, tool: boolean): INodeProperties[] {
 const WITHOUT_ROW = ['disbursement:getCharges', 'disbursement:quoteFee'];
 
 describe('the operation registry', () => {
-	it('lists the 18 operations of the six resources', () => {
-		expect(OPERATIONS).toHaveLength(18);
+	it('lists every operation file of every resource, and the selectors offer exactly those', () => {
+		// Counted from the files, so a new operation only needs its file and its resource's line.
+		const actions = join(__dirname, '../../nodes/LittlePay/actions');
+		const files = readdirSync(actions, { withFileTypes: true })
+			.filter((entry) => entry.isDirectory())
+			.flatMap((dir) =>
+				readdirSync(join(actions, dir.name))
+					.filter((file) => file.endsWith('.operation.ts'))
+					.map((file) => `${dir.name}:${file.replace('.operation.ts', '')}`),
+			);
+		expect(files.length).toBeGreaterThan(0);
+		expect(OPERATIONS.map((o) => o.id).sort()).toEqual(files.sort());
 		const selectors = description.properties.filter((p) => p.name === 'operation');
 		const offered = selectors.flatMap((s) =>
 			(s.options as Array<{ value: string }>).map(

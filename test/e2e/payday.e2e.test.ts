@@ -74,18 +74,25 @@ rows[298].amount = 200000;
 return rows.map((json) => ({ json }));`;
 	}
 
+	/** A workflow's start: a webhook, then the payroll's rows. */
+	function payrollStart(code: string): Json[] {
+		return [
+			lastNodeWebhookNode(`payday-${randomUUID()}`),
+			{
+				name: 'Payroll Rows',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [220, 0],
+				parameters: { jsCode: code },
+			},
+		];
+	}
+
 	function payrollWorkflow(name: string, code: string, options: Json, onError?: string): Json {
 		return {
 			name,
 			nodes: [
-				lastNodeWebhookNode(`payday-${randomUUID()}`),
-				{
-					name: 'Payroll Rows',
-					type: 'n8n-nodes-base.code',
-					typeVersion: 2,
-					position: [220, 0],
-					parameters: { jsCode: code },
-				},
+				...payrollStart(code),
 				{
 					...littlePayNode(
 						{
@@ -180,14 +187,7 @@ return rows.map((json) => ({ json }));`;
 			{
 				name: 'payday reconcile',
 				nodes: [
-					lastNodeWebhookNode(`payday-${randomUUID()}`),
-					{
-						name: 'Payroll Rows',
-						type: 'n8n-nodes-base.code',
-						typeVersion: 2,
-						position: [220, 0],
-						parameters: { jsCode: payrollCode(prefix) },
-					},
+					...payrollStart(payrollCode(prefix)),
 					littlePayNode(
 						{
 							resource: 'disbursement',

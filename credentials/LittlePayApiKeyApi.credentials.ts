@@ -134,6 +134,42 @@ export class LittlePayApiKeyApi implements ICredentialType {
 			description:
 				'Address of the disbursement API if Little Pay gave you a separate one; empty uses the Base URL',
 		},
+		{
+			displayName: 'Payer Details',
+			name: 'payerDetails',
+			type: 'options',
+			default: 'masked',
+			options: [
+				{
+					name: 'Masked',
+					value: 'masked',
+					description:
+						'Numbers as 2547•••••670, e-mails as a•••@example.com, names to the first name; street and postal code left out',
+				},
+				{
+					name: 'Full',
+					value: 'full',
+					description: 'As Little Pay gives them',
+				},
+				{
+					name: 'Omitted',
+					value: 'omitted',
+					description: 'No number, e-mail, name or address of a payer or payee in any output',
+				},
+			],
+			hint: 'Numbers you type into a node are sent to Little Pay as typed; only what comes out is masked',
+			description:
+				'What every Little Pay node and trigger using this credential puts in its outputs about payers and payees: status and wait outputs, callbacks, payouts, Reconcile rows, errors. What a step never outputs, n8n never stores in its executions. Saved before this setting existed, a credential reads as Masked.',
+		},
+		{
+			displayName: 'Matching Secret',
+			name: 'matchingSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				"Optional. With a secret, outputs carry contactHash: HMAC-SHA256 (hex) of the payer's or payee's number (digits only) or e-mail (lower case), to match a payer without their number. Keep it unchanged, or earlier hashes no longer match.",
+		},
 		...credentialLimitProperties,
 	];
 

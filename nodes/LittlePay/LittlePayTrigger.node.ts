@@ -24,7 +24,8 @@ import { warnOnce } from './flows/output';
 import { admitOnce, recordAcceptedItems, triggerIdOf } from './callbacks/eventMemory';
 import { optionsCollection } from './actions/common';
 import { nodeError } from './errors';
-import { gatewayOf, webhookGateway } from './transport';
+import { gatewayOf, webhookGateway, webhookPayerSettings } from './transport';
+import { protectRow } from './helpers/payerData';
 
 /** Seconds a gateway is asked to wait when its key could not be fetched to check the signature. */
 const KEY_RETRY_AFTER_SECONDS = 30;
@@ -182,7 +183,17 @@ export class LittlePayTrigger implements INodeType {
 				description:
 					'Whether a refused callback (bad or missing signature, stale, wrong token, not confirmed) starts an alert on a second output: still answered 401, at most one alert per reason every 5 minutes, listing the references refused since the last one (first 50), with the likely cause and the fix',
 			},
-			optionsCollection(signatureOptionFields),
+			optionsCollection([
+				...signatureOptionFields,
+				{
+					displayName: 'Include Raw Body',
+					name: 'includeRawBody',
+					type: 'boolean',
+					default: false,
+					description:
+						"Whether each item also carries raw, a copy of the callback's body as received; off, the item's own fields say everything, and the payer's details are not stored twice. Masked as the credential's Payer Details says.",
+				},
+			]),
 		],
 	};
 
@@ -261,16 +272,21 @@ export class LittlePayTrigger implements INodeType {
 		const notNow = admitOnce(this, triggerId, eventId);
 		if (notNow) return notNow;
 
-		const item = callbackToItem(
-			callback,
-			{
-				verified,
-				verifiedKey: authorization.verifiedKey ?? null,
-				gateway: await webhookGateway(this),
-			},
-			eventId,
-			record,
-		);
+		const options = this.getNodeParameter('options', {}) as IDataObject;
+		const item = protectRow(
+			callbackToItem(
+				callback,
+				{
+					verified,
+					verifiedKey: authorization.verifiedKey ?? null,
+					gateway: await webhookGateway(this),
+					includeRaw: options.includeRawBody === true,
+				},
+				eventId,
+				record,
+			),
+			await webhookPayerSettings(this),
+		) as IDataObject;
 		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;
 		// Refusals held since an alert whose window has passed go out with this callback (Refused output).
 		const held = (this.getNodeParameter('refusedOutput', false) as boolean)

@@ -307,7 +307,7 @@ describe('the package in a real n8n server', () => {
 		);
 		expect(collected).toMatchObject({
 			status: 'COMPLETED',
-			mobile: '254712345670',
+			mobile: '2547•••••670',
 			network: 'MPESA',
 			timedOut: false,
 		});

@@ -242,7 +242,8 @@ describe('tool mode: money moves are off until the author turns them on', () => 
 		expect(outputs(result)[0]).toMatchObject({
 			outcome: 'accepted',
 			amount: 250,
-			to: '254712345670',
+			// Masked in the output (the credential's Payer Details default); sent in full.
+			to: '2547•••••670',
 		});
 		const made = await newPayouts(before);
 		expect(made).toHaveLength(1);
@@ -267,7 +268,8 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 			{ allowedRecipients: '+254 712 345 670, 2547999*' },
 			{ amount: 100, to: '254712345680' },
 			{ field: 'allowedRecipients', value: ['254712345670', '2547999*'] },
-			'254712345680 is not on the list of recipients this payout may go to',
+			// The refusal, an output like any other, masks the number it names.
+			'2547•••••680 is not on the list of recipients this payout may go to',
 		],
 		[
 			'Allowed Networks',
@@ -301,8 +303,11 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 				call({ amount: 100, to: '0712345670' }),
 			]),
 		);
-		expect(outputs(result)[0]).toMatchObject({ outcome: 'accepted', to: '254712345670' });
-		expect(await newPayouts(before)).toHaveLength(1);
+		expect(outputs(result)[0]).toMatchObject({ outcome: 'accepted', to: '2547•••••670' });
+		const made = await newPayouts(before);
+		expect(made).toHaveLength(1);
+		// The national number typed is sent normalised, in full.
+		expect(JSON.stringify(made[0])).toContain('254712345670');
 	});
 
 	it('Max Count and Max Total per Execution count the calls of one execution', async () => {

@@ -52,7 +52,8 @@ describe('Disbursement: Create', () => {
 			currency: 'KES',
 			fee: 7,
 			method: 'MPESA',
-			to: '254712345670',
+			// The payee's number comes out masked (Payer Details: Masked); the request below carries it in full.
+			to: '2547•••••670',
 			settledAt: null,
 			gatewayStatus: 'success',
 			message: 'Disbursement accepted',
@@ -83,7 +84,7 @@ describe('Disbursement: Create', () => {
 		]);
 		expect(result.error).toBeUndefined();
 		expect(result.output('Little Pay')[0].json).toMatchObject({
-			to: '254712345670',
+			to: '2547•••••670',
 			fee: 13,
 			currency: 'KES',
 		});
@@ -294,7 +295,7 @@ describe('Disbursement: Create', () => {
 			expect(o.pairedItem).toEqual({ item: i });
 			expect(o.json).toMatchObject({
 				key: items[i].key,
-				to: `2547123450${String(i).padStart(2, '0')}`,
+				to: `2547•••••0${String(i).padStart(2, '0')}`,
 				amount: 100 + i,
 				fee: i === 0 ? 0 : 7,
 				outcome: 'accepted',
@@ -359,14 +360,14 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 			currency: 'KES',
 			fee: 7,
 			method: 'MPESA',
-			to: '254712345670',
+			to: '2547•••••670',
 			gateway: 'sandbox',
 		});
 		expect(perRow[2].reason).toBe('Amount 5 is outside the MPESA limits 10-150000');
 		expect(perRow[3].reason).toBe(
 			'Destination Number does not start with a country code that MPESA serves (254 or 255)',
 		);
-		expect(perRow[3].to).toBe('+256712345670');
+		expect(perRow[3].to).toBe('+2567•••••670');
 		// A refused row keeps its key as given, so the bookkeeper can find it.
 		expect(perRow[3]).toMatchObject({ row: 4, key: rows[3].key, field: 'Destination Number' });
 		expect(perRow[4].reason).toBe(
@@ -460,7 +461,7 @@ describe('Disbursement: Get', () => {
 				currency: 'KES',
 				fee: 10,
 				method: 'AIRTEL',
-				to: '256712345670',
+				to: '2567•••••670',
 				settledAt: record.settledAt,
 				gatewayStatus: 'success',
 				message: 'Disbursement completed',
@@ -468,7 +469,12 @@ describe('Disbursement: Get', () => {
 			},
 			pairedItem: { item: 0 },
 		});
-		expect(byKey).toEqual({ json: { ...byId.json, raw: record }, pairedItem: { item: 1 } });
+		// The gateway's record under raw, its payee's number masked like every output (Payer Details).
+		expect(record.to).toBe('256712345670');
+		expect(byKey).toEqual({
+			json: { ...byId.json, raw: { ...record, to: '2567•••••670' } },
+			pairedItem: { item: 1 },
+		});
 	});
 
 	it('a failed payout says failed, with the reason and when it settled', async () => {

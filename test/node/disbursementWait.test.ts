@@ -220,7 +220,7 @@ describe('Disbursement: Wait for Settlement', () => {
 			currency: 'KES',
 			fee: 13,
 			method: 'MPESA',
-			to: '254712345670',
+			to: '2547•••••670',
 			settledAt: ISO,
 			gatewayStatus: 'success',
 		});

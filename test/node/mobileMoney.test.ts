@@ -39,7 +39,7 @@ describe('Mobile Money: Collect', () => {
 		expect(first.json).toMatchObject({
 			key: ok.key,
 			network: 'MPESA',
-			mobile: '254712345670',
+			mobile: '2547•••••670',
 			status: 'COMPLETED',
 			amount: 1500,
 			timedOut: false,
@@ -57,7 +57,7 @@ describe('Mobile Money: Collect', () => {
 		expect(Date.parse(String(first.json.paidAt))).toBeGreaterThan(0);
 		expect(second.json).toMatchObject({
 			key: declined.key,
-			mobile: '254712345671',
+			mobile: '2547•••••671',
 			status: 'FAILED',
 			timedOut: false,
 		});
@@ -135,7 +135,7 @@ describe('Mobile Money: Collect', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.output('Little Pay')[0].json).toMatchObject({
 			status: 'PENDING',
-			mobile: '254712345670',
+			mobile: '2547•••••670',
 		});
 		expect(result.output('Little Pay')[0].json).not.toHaveProperty('timedOut');
 		const sent = await sb.received();
@@ -157,9 +157,10 @@ describe('Mobile Money: Collect', () => {
 			payer({ mobile: '0712345670', country: 'KE', wait: false }),
 		]);
 		expect(result.error).toBeUndefined();
+		// Both come out as one number, masked (Payer Details: Masked); the prompts below carry it in full.
 		expect(result.output('Little Pay').map((o) => o.json.mobile)).toEqual([
-			'254712345670',
-			'254712345670',
+			'2547•••••670',
+			'2547•••••670',
 		]);
 		const prompts = (await sb.received()).filter((r) => r.path.endsWith('/process'));
 		expect(prompts.map((r) => r.body)).toEqual([
@@ -205,7 +206,7 @@ describe('Mobile Money: Request Payment', () => {
 		expect(out.json).toMatchObject({
 			reference: intent.reference,
 			network: 'AIRTEL',
-			mobile: '256712345678',
+			mobile: '2567•••••678',
 			status: 'PENDING',
 			meta: { provider: 'AIRTEL' },
 		});

@@ -127,12 +127,28 @@ describe('Payment', () => {
 			]);
 			expect(result.error).toBeUndefined();
 			const [out] = result.output('Little Pay');
-			expect(out.json).toEqual({ ...(await sb.status(intent.key)), gateway: 'sandbox' });
+			// The whole record, with the payer's details as Payer Details (default Masked) says.
+			const record = await sb.status(intent.key);
+			expect(record).toMatchObject({
+				payment: { details: { mobile: '254712345671' } },
+				payload: { billingAddress: { email: 'amina@example.com' } },
+			});
+			const payment = record.payment as Record<string, unknown>;
+			const payload = record.payload as { billingAddress: Record<string, unknown> };
+			expect(out.json).toEqual({
+				...record,
+				payment: { ...payment, details: { mobile: '2547•••••671' } },
+				payload: {
+					...payload,
+					billingAddress: { ...payload.billingAddress, email: 'a•••@example.com' },
+				},
+				gateway: 'sandbox',
+			});
 			expect(out.json).toMatchObject({
 				status: 'FAILED',
 				currency: 'KES',
-				payment: { provider: 'MPESA', details: { mobile: '254712345671' } },
-				payload: { billingAddress: { email: 'amina@example.com' } },
+				payment: { provider: 'MPESA', details: { mobile: '2547•••••671' } },
+				payload: { billingAddress: { email: 'a•••@example.com', firstName: 'Amina' } },
 				attempts: [{ provider: 'MPESA', status: 'FAILED' }],
 			});
 		});

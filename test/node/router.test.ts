@@ -327,7 +327,7 @@ describe('A create whose answer was lost is resolved by lookup', () => {
 		expect(out).toMatchObject({
 			id: expect.any(String),
 			recovered: true,
-			to: '254712345670',
+			to: '2547•••••670',
 			amount: 500,
 		});
 		const mine = (await ledger()).disbursements.filter((d) => d.key === out.key);

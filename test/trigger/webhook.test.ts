@@ -78,11 +78,13 @@ describe('Little Pay Trigger webhook', () => {
 			provider: 'MPESA',
 			date: '2026-11-22T10:00:00.000Z',
 			verified: 'signature',
-			raw: paymentBody,
 		});
+		// No second copy of the body unless Options > Include Raw Body asks for one (test/trigger/payerData.test.ts).
+		expect(item).not.toHaveProperty('raw');
+		// The payer's details as the credential's Payer Details says: Masked without a credential.
 		expect(item.billingAddress).toMatchObject({
 			firstName: 'Amina',
-			email: 'amina@example.com',
+			email: 'a•••@example.com',
 			country: null,
 		});
 	});

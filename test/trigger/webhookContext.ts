@@ -39,7 +39,7 @@ export interface TriggerState {
 	statusRecords?: Record<string, IDataObject>;
 	statusCalls: string[];
 	/** The API key credential selected on the trigger (its Base URL), or none. */
-	credential?: { baseUrl: string };
+	credential?: { baseUrl: string; payerDetails?: string; matchingSecret?: string };
 	/** n8n's execution mode: 'manual' while someone tests (Execute step), else 'webhook'. */
 	mode?: 'manual' | 'webhook';
 	/** Gateways' published keys by base URL; a URL not listed answers 404, 'down' cannot be reached. */
@@ -128,6 +128,7 @@ export async function callWebhook(
 		getMode: () => state.mode ?? 'webhook',
 		getCredentials: async () => ({
 			apiKey: 'k',
+			...state.credential,
 			baseUrl: state.credential?.baseUrl ?? 'http://127.0.0.1:1',
 		}),
 		helpers: {
@@ -193,6 +194,7 @@ async function runTriggerExecution(
 			name in params ? params[name] : fallback,
 		getCredentials: async () => ({
 			apiKey: 'k',
+			...state.credential,
 			baseUrl: state.credential?.baseUrl ?? 'http://127.0.0.1:1',
 		}),
 		addExecutionHints: (...hints: Array<{ message: string }>) =>

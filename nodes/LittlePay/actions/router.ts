@@ -7,7 +7,7 @@ import { itemScope } from '../item';
 import { findOperation } from './registry';
 import { failureFields, failureOfError } from '../helpers/failures';
 import { forEachAtMost } from '../helpers/pool';
-import { finishRows } from '../flows/output';
+import { finishRows, protectError } from '../flows/output';
 
 /**
  * The item loop: every output item is paired with its input, Continue On Fail puts the error
@@ -67,7 +67,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const results = output.map((item) => (item && !failed.has(item) ? item.json : undefined));
 	if (failure !== undefined) {
 		run.describeFailure?.call(this, failure, results);
-		throw failure;
+		throw await protectError(this, failure);
 	}
 	if (!run.afterItems) return [await finishRows(this, output)];
 	const failures = output.map((item) => (failed.has(item) ? item.json : undefined));

@@ -65,6 +65,8 @@ export interface CallbackOrigin {
 	verifiedKey: VerifiedKey | null;
 	/** Which gateway called: the API key credential's (Little Pay's without one). */
 	gateway: GatewayName;
+	/** Whether the item carries `raw`, a copy of the body as received (off unless asked for: it repeats the payer's details). */
+	includeRaw?: boolean;
 }
 
 /**
@@ -104,8 +106,8 @@ export function callbackToItem(
 		verified: origin.verified,
 		verifiedKey: origin.verifiedKey,
 		gateway: origin.gateway,
-		raw: b,
 	};
+	if (origin.includeRaw === true) item.raw = b;
 	if (callback.kind === 'refund') {
 		item.reason = b.reason ?? null;
 		item.message = b.message ?? null;

@@ -18,7 +18,8 @@ import {
 	refuseCallback as refuse,
 } from './callbackRequest';
 import { fetchPaymentStatus } from '../transport/gateway';
-import { webhookGateway } from '../transport';
+import { webhookGateway, webhookPayerSettings } from '../transport';
+import { protectRow } from '../helpers/payerData';
 
 /**
  * The resume webhook n8n calls when Little Pay posts to an execution's resume URL. Like n8n's Wait
@@ -125,20 +126,23 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 		workflowData: [
 			[
 				{
-					json: {
-						...callbackToItem(
-							callback,
-							{
-								verified: 'signature',
-								verifiedKey: authorization.verifiedKey ?? null,
-								gateway: await webhookGateway(context),
-							},
-							callbackEventId(callback),
-						),
-						...payable,
-						timedOut: false,
-						waitedSeconds,
-					},
+					json: protectRow(
+						{
+							...callbackToItem(
+								callback,
+								{
+									verified: 'signature',
+									verifiedKey: authorization.verifiedKey ?? null,
+									gateway: await webhookGateway(context),
+								},
+								callbackEventId(callback),
+							),
+							...payable,
+							timedOut: false,
+							waitedSeconds,
+						},
+						await webhookPayerSettings(context),
+					) as IDataObject,
 				},
 			],
 		],

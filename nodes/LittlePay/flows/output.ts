@@ -1,22 +1,41 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { isPrivateUrl, unreachableCallbackWarning } from '../helpers/gateway';
-import { gatewayOf } from '../transport';
+import { protectRow, protectText } from '../helpers/payerData';
+import { gatewayOf, payerSettings } from '../transport';
 
 /**
- * What every output row of the action node gets on its way out, whatever the operation: `gateway`,
- * which gateway answered (`littlepay` or `sandbox`, from the API key credential's Base URL), so a
- * run against a sandbox left in a live workflow shows in every row. Rows are changed in place.
+ * What every output row of the action node gets on its way out, whatever the operation: payer and
+ * payee details as the API key credential's Payer Details says (with `contactHash` when it holds a
+ * Matching Secret), and `gateway`, which gateway answered (`littlepay` or `sandbox`, from the
+ * credential's Base URL), so a run against a sandbox left in a live workflow shows in every row.
  */
 export async function finishRows(
 	context: IExecuteFunctions,
 	rows: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
 	const gateway = await gatewayOf(context, 0);
+	const settings = await payerSettings(context, 0);
 	for (const row of rows) {
-		if (row?.json && gateway !== undefined) row.json.gateway = gateway;
+		if (!row?.json) continue;
+		row.json = protectRow(row.json, settings) as IDataObject;
+		if (gateway !== undefined) row.json.gateway = gateway;
 	}
 	return rows;
+}
+
+/**
+ * The error a node run fails with, its message and description treated as Payer Details says: an
+ * error is stored with the execution like any output (a duplicate check names the numbers it compared).
+ */
+export async function protectError(context: IExecuteFunctions, error: unknown): Promise<unknown> {
+	if (!(error instanceof Error)) return error;
+	const { mode } = await payerSettings(context, 0);
+	error.message = protectText(error.message, mode);
+	const withDescription = error as Error & { description?: unknown };
+	if (typeof withDescription.description === 'string')
+		withDescription.description = protectText(withDescription.description, mode);
+	return error;
 }
 
 const warned = new WeakMap<IExecuteFunctions, Set<string>>();

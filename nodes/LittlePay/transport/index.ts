@@ -9,6 +9,8 @@ import type {
 } from 'n8n-workflow';
 
 import { gatewayOfBaseUrl } from '../helpers/gateway';
+import { payerDetailsOf } from '../helpers/payerData';
+import type { PayerSettings } from '../helpers/payerData';
 import type { GatewayName } from '../helpers/gateway';
 import { cancelledError, itemError, noCredentialError, throwGatewayError } from '../errors';
 import type { GatewayAnswer, LittlePayCredential } from '../errors';
@@ -161,6 +163,34 @@ export async function gatewayOf(
 export async function webhookGateway(context: IWebhookFunctions): Promise<GatewayName> {
 	if (!context.getNode().credentials?.littlePayApiKeyApi) return 'littlepay';
 	return gatewayOfBaseUrl(baseUrlOf(await context.getCredentials('littlePayApiKeyApi')));
+}
+
+/** What the API key credential says about payer details in outputs (its defaults without one). */
+export function payerSettingsOf(data: IDataObject | undefined): PayerSettings {
+	return {
+		mode: payerDetailsOf(data?.payerDetails),
+		secret: typeof data?.matchingSecret === 'string' ? data.matchingSecret : '',
+	};
+}
+
+/** The payer-details setting of the node's API key credential, for this node run. */
+export async function payerSettings(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): Promise<PayerSettings> {
+	if (!context.getNode().credentials?.littlePayApiKeyApi) return payerSettingsOf(undefined);
+	try {
+		return payerSettingsOf(await credentialData(context, 'littlePayApiKeyApi', itemIndex));
+	} catch {
+		// Unreadable: the safer default (masked), never the full details.
+		return payerSettingsOf(undefined);
+	}
+}
+
+/** From a webhook call: the payer-details setting of the API key credential (the default without one). */
+export async function webhookPayerSettings(context: IWebhookFunctions): Promise<PayerSettings> {
+	if (!context.getNode().credentials?.littlePayApiKeyApi) return payerSettingsOf(undefined);
+	return payerSettingsOf(await context.getCredentials<IDataObject>('littlePayApiKeyApi'));
 }
 
 /** Sends one request and returns the status code with the envelope's data, never retrying. */

@@ -460,7 +460,9 @@ export class Gateway {
 			key: intent.key,
 			currency: intent.currency,
 			provider: intent.provider,
-			date: new Date().toISOString(),
+			// The event's date is when the payment became final, as its status record says (completedAt):
+			// a sweep that finds the payment before its callback can name the same event.
+			date: intent.completedAt ?? new Date().toISOString(),
 		});
 	}
 

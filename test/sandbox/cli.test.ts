@@ -7,15 +7,13 @@ const ROOT = join(__dirname, '..', '..');
 
 describe('sandbox CLI', () => {
 	it('prints one JSON line with the merchant, honours env overrides and exits 0 on SIGTERM', async () => {
-		const child = spawn(
-			process.execPath,
-			[join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'sandbox/cli.ts', '--port', '0'],
-			{
-				cwd: ROOT,
-				env: { ...process.env, SANDBOX_API_KEY: 'cli-test-key', SANDBOX_QUIET: '1' },
-				stdio: ['ignore', 'pipe', 'pipe'],
-			},
-		);
+		// tsx as a loader in this very process, not tsx's CLI: the CLI relays signals to a child process
+		// over IPC, and on a loaded machine it exited 143 (killed by SIGTERM) before the child's own exit.
+		const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--port', '0'], {
+			cwd: ROOT,
+			env: { ...process.env, SANDBOX_API_KEY: 'cli-test-key', SANDBOX_QUIET: '1' },
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		try {
 			let out = '';
 			const line = await new Promise<string>((resolve, reject) => {

@@ -492,6 +492,56 @@ describe("a merchant's first hour in the n8n editor", () => {
 		await closePanel();
 	});
 
+	it('going live: a plain-http Callback URL and a pasted Public Key are said in the panel (issue 45)', async () => {
+		const api = new N8nApi(n8n.url);
+		await api.setupOwner();
+		const { id } = await api.createWorkflow({
+			name: 'Going live',
+			nodes: [
+				{
+					name: 'Collect',
+					type: 'n8n-nodes-littlepay.littlePay',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {
+						resource: 'mobileMoney',
+						operation: 'collect',
+						callbackUrl: 'http://127.0.0.1:5678/webhook/x/littlepay',
+					},
+				},
+				{
+					name: 'Pasted Key',
+					type: 'n8n-nodes-littlepay.littlePayTrigger',
+					typeVersion: 2,
+					position: [0, 300],
+					parameters: {
+						options: {
+							publicKey: '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkq\n-----END PUBLIC KEY-----',
+						},
+					},
+					webhookId: '9c2f1e0a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+				},
+			],
+			connections: {},
+		});
+		await page.goto(`${n8n.url}/workflow/${id}`);
+		await page.waitForSelector('[data-test-id="canvas-node"]');
+		const ndv = page.locator('[data-test-id="ndv"]');
+		await page.locator('[data-test-id="canvas-node"][data-node-name="Collect"]').dblclick();
+		await page.waitForSelector('[data-test-id="ndv"]');
+		await page.waitForTimeout(1000);
+		expect(await ndv.innerText()).toMatch(/This Callback URL is plain http/);
+		await ndv.getByText('This Callback URL is plain http').scrollIntoViewIfNeeded();
+		await page.screenshot({ path: join(SHOTS, 'mobileMoney-collect-local-callback.png') });
+		await closePanel();
+		await page.locator('[data-test-id="canvas-node"][data-node-name="Pasted Key"]').dblclick();
+		await page.waitForSelector('[data-test-id="ndv"]');
+		await page.waitForTimeout(1000);
+		expect(await ndv.innerText()).toMatch(/Options > Public Key is set/);
+		await page.screenshot({ path: join(SHOTS, 'trigger-pasted-key.png') });
+		await closePanel();
+	});
+
 	it('Create returns at once and says how to wait; Collect explains only its own pause', async () => {
 		await openPanel('paymentIntent create');
 		const create = await page.locator('[data-test-id="ndv"]').innerText();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure of what `npm test` (`setup.sh test`) and `npm start` (`setup.sh start`) need beyond
-# node_modules, so the README's two commands work on a fresh machine. package.json calls it first in
-# both scripts: .npmrc turns npm's pre/post scripts off.
+# Makes sure of what `npm test` (`setup.sh test`), `npm start` (`setup.sh start`) and `npm run demo:take`
+# (`setup.sh take`) need beyond node_modules, so the README's two commands work on a fresh machine.
+# package.json calls it first in those scripts: .npmrc turns npm's pre/post scripts off.
 #
 # - Debian packages: when one is missing it is installed with apt-get if running as root; otherwise
 #   the script stops at once with one line saying what to install.
@@ -72,6 +72,12 @@ need_chromium() {
   want_package chromium "the browser tests" test -x /usr/bin/chromium
 }
 
+# `npm run demo:take` encodes Chromium's screencast frames into its video with Debian's ffmpeg (never a
+# downloaded codec); the test of the take records no video, so `npm test` does not need it.
+need_ffmpeg() {
+  want_package ffmpeg "encoding the take's video" have ffmpeg
+}
+
 # install-n8n.sh compiles n8n's sqlite3 driver; only needed until both n8n versions are cached.
 need_build_tools() {
   if n8n_installed 2.41.1 && n8n_installed "$N8N_1_VERSION"; then return 0; fi
@@ -111,8 +117,13 @@ case "${1:-test}" in
     need_n8n_2
     echo "setup: ready for npm start (n8n 2.41.1)" >&2
     ;;
+  take)
+    ensure_packages need_chromium need_ffmpeg need_build_tools
+    need_n8n_2
+    echo "setup: ready for npm run demo:take (chromium, ffmpeg, n8n 2.41.1)" >&2
+    ;;
   *)
-    echo "usage: scripts/setup.sh [test|start]" >&2
+    echo "usage: scripts/setup.sh [test|start|take]" >&2
     exit 2
     ;;
 esac

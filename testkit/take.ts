@@ -319,10 +319,21 @@ export async function runTake(options: TakeOptions): Promise<TakeResult> {
 						.click();
 					await page.locator('[data-test-id="new-credential-type-button"]').click();
 					await page.waitForSelector('[data-test-id="credential-edit-dialog"]');
+					// On a loaded machine the dialog can still be settling when the first field is filled: each
+					// field is filled until it holds its value, and the name until n8n has given one.
+					await page.waitForTimeout(500);
 					for (const [name, value] of Object.entries(form.fields)) {
 						const input = page.locator(`[data-test-id="parameter-input-${name}"] input`).first();
-						await input.fill(value);
+						await waitFor(
+							`the field ${name}`,
+							async () => {
+								await input.fill(value);
+								return (await input.inputValue()) === value ? true : undefined;
+							},
+							15000,
+						);
 					}
+					await page.waitForTimeout(300);
 					await page.locator('[data-test-id="credential-save-button"]').click();
 					await page
 						.locator('[data-test-id="credentials-config-container-test-success"]')

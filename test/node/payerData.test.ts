@@ -88,3 +88,48 @@ describe("the credential's Payer Details on the action node", () => {
 		expect(again.error?.message).not.toMatch(/25471234567[01]/);
 	});
 });
+
+describe('a scan of what the package outputs on masked defaults', () => {
+	it('no full number, e-mail or surname in any output of a day of operations (collect, status, wait, reconcile, payout, get, refund)', async () => {
+		const none = {};
+		const intent = await sb.createIntent({ amount: 1500 });
+		await sb.post(`/pay/${intent.reference}/process`, {
+			type: 'MPESA',
+			payment: { mobile: '254712345670' },
+		});
+		await sb.status(intent.key, '?longPoll=true');
+		const key = newKey('scan');
+		const runs = [
+			await run(
+				'mobile-money-collect.json',
+				[
+					{ amount: 10, key: newKey('scan'), network: 'MPESA', mobile: '254712345670' },
+					{ amount: 10, key: newKey('scan'), network: 'MPESA', mobile: '+254 712 345 671' },
+				],
+				none,
+			),
+			await run(
+				'payment-get-status.json',
+				[{ paymentId: intent.key, simplify: false }, { paymentId: intent.reference }],
+				none,
+			),
+			await run(
+				'payment-wait-for-completion.json',
+				[{ paymentId: intent.key, simplify: false, timeout: 5 }],
+				none,
+			),
+			await run('payment-reconcile.json', [{ paymentId: intent.key }], none),
+			await run('disbursement-create.json', [payout({ key }), payout({ to: '0712345672' })], none),
+			await run('disbursement-get.json', [{ id: key, includeRecord: true }], none),
+			await run('disbursement-reconcile.json', [{ id: key, expectedTo: '254712345670' }], none),
+			await run('refund-create.json', [{ paymentId: intent.key, amount: 100 }], none),
+		];
+		const outputs = runs.flatMap((r) => r.output('Little Pay').map((o) => JSON.stringify(o.json)));
+		expect(runs.map((r) => r.error?.message)).toEqual(runs.map(() => undefined));
+		expect(outputs.length).toBeGreaterThanOrEqual(10);
+		const full = /2547\d{8}|amina@example\.com|Wanjiru|Otieno/;
+		expect(outputs.filter((o) => full.test(o))).toEqual([]);
+		// What the package did output about the payers, masked.
+		expect(outputs.filter((o) => o.includes('2547•••••67')).length).toBeGreaterThanOrEqual(6);
+	});
+});

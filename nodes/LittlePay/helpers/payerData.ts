@@ -62,7 +62,15 @@ export function protectText(text: string, mode: PayerDetails): string {
 }
 
 /** Fields that hold a payer's or payee's number, wherever they sit in an output. */
-const NUMBER_FIELDS = new Set(['to', 'mobile', 'phoneNumber', 'phone', 'msisdn', 'recipient']);
+const NUMBER_FIELDS = new Set([
+	'to',
+	'expectedTo',
+	'mobile',
+	'phoneNumber',
+	'phone',
+	'msisdn',
+	'recipient',
+]);
 /** Fields that hold an e-mail address. */
 const EMAIL_FIELDS = new Set(['email']);
 /** Fields a masked output keeps only as the first name. */

@@ -24,6 +24,8 @@ module.exports = {
 			...shared,
 			displayName: 'e2e',
 			testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+			// One connection per call: a kept-alive socket n8n has closed fails a test by load alone.
+			setupFiles: ['<rootDir>/testkit/noKeepAlive.ts'],
 		},
 	],
 };

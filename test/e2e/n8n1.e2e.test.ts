@@ -63,7 +63,8 @@ describe(`the package in n8n ${N8N_1_VERSION}`, () => {
 		const [collected] = await runViaWebhook(api, n8n.url, workflow);
 		expect(collected).toMatchObject({
 			status: 'COMPLETED',
-			mobile: '254712345670',
+			// New credentials mask payer details by default (Payer Details: masked); the payer was sent as typed.
+			mobile: '2547•••••670',
 			network: 'MPESA',
 			timedOut: false,
 		});

@@ -46,7 +46,7 @@ export interface TakeOptions {
 	outDir: string;
 	/** Record Chromium's screencast frames (the video); off in the test. */
 	record: boolean;
-	/** Also copy the key frames to this folder (docs/screenshots for the script). */
+	/** Also copy the handful of key frames in DOC_FRAMES to this folder (docs/screenshots for the script). */
 	keyFrameDir?: string;
 	/** Pause after each step so a viewer can read the result (ms); 0 in the test. */
 	dwellMs?: number;
@@ -54,6 +54,15 @@ export interface TakeOptions {
 }
 
 const VIEWPORT = { width: 1280, height: 800 };
+/** The key frames copied to docs/screenshots (the rest stay beside the video). */
+const DOC_FRAMES = [
+	'2-credential-api-key',
+	'3-collect-completed',
+	'4-trigger-fired',
+	'6-payout-dry-run',
+	'6-payout-paid',
+	'7-agent-refused',
+];
 const MANUAL_TRIGGER = {
 	name: 'Start',
 	type: 'n8n-nodes-base.manualTrigger',
@@ -159,7 +168,8 @@ export async function runTake(options: TakeOptions): Promise<TakeResult> {
 			await caption(current);
 			await page.waitForTimeout(300);
 			await page.screenshot({ path: join(options.outDir, file) });
-			if (options.keyFrameDir) await page.screenshot({ path: join(options.keyFrameDir, file) });
+			if (options.keyFrameDir && DOC_FRAMES.includes(name))
+				await page.screenshot({ path: join(options.keyFrameDir, file) });
 			keyFrames.push(file);
 		};
 
@@ -227,10 +237,19 @@ export async function runTake(options: TakeOptions): Promise<TakeResult> {
 		};
 
 		/** Opens a node's panel (its output shows the run's items), and closes it after the key frame. */
-		const showNode = async (name: string, frame?: string) => {
+		const showNode = async (name: string, frame?: string, asJson = false) => {
 			await page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`).dblclick();
 			await page.waitForSelector('[data-test-id="ndv"]');
 			await page.waitForTimeout(1200);
+			// A wide record cut off in the table (status and the M-Pesa code off screen) reads whole as JSON.
+			if (asJson) {
+				await page
+					.locator('[data-test-id="ndv"]')
+					.getByText('JSON', { exact: true })
+					.last()
+					.click();
+				await page.waitForTimeout(800);
+			}
 			if (frame) await keyFrame(frame);
 			if (dwell) await page.waitForTimeout(dwell);
 			await page.locator('[data-test-id="ndv-close-button"]').click();
@@ -379,7 +398,7 @@ export async function runTake(options: TakeOptions): Promise<TakeResult> {
 				const [row] = await outputOf(execution, 'Collect M-Pesa');
 				if (row?.status !== 'COMPLETED') throw new Error(`collect answered ${JSON.stringify(row)}`);
 				paidReference = String(row.reference);
-				await showNode('Collect M-Pesa', '3-collect-completed');
+				await showNode('Collect M-Pesa', '3-collect-completed', true);
 				return `payment ${paidReference} COMPLETED, KES ${String(row.amount)}`;
 			},
 		);
@@ -472,7 +491,7 @@ export async function runTake(options: TakeOptions): Promise<TakeResult> {
 					throw new Error(
 						`ledger refunds ${JSON.stringify(refunds)}; output ${JSON.stringify(row)}`,
 					);
-				await showNode('Refund', '5-refund');
+				await showNode('Refund', '5-refund', true);
 				return `refund of 500 on ${paidReference}: ${String(row?.status ?? row?.outcome ?? 'created')}`;
 			},
 		);
@@ -687,16 +706,24 @@ export function encodeTake(
 	totalSeconds: number,
 ): string {
 	if (frames.length === 0) throw new Error('no frames were recorded');
+	// Frames closer than a video frame (1/25 s) to the one before share its slot, the later image winning, so
+	// every duration is exact and the video lasts as long as the take: its times are the step log's.
+	const kept: Array<{ file: string; at: number }> = [];
+	for (const frame of frames) {
+		const last = kept[kept.length - 1];
+		if (last && frame.at - last.at < 0.04) last.file = frame.file;
+		else kept.push({ ...frame });
+	}
 	const list: string[] = [];
-	frames.forEach((frame, i) => {
-		const next = i + 1 < frames.length ? frames[i + 1].at : totalSeconds;
+	kept.forEach((frame, i) => {
+		const next = i + 1 < kept.length ? kept[i + 1].at : totalSeconds;
 		list.push(
 			`file 'frames/${frame.file}'`,
 			`duration ${Math.max(0.04, next - frame.at).toFixed(3)}`,
 		);
 	});
 	// The concat demuxer takes the last file's duration only when the file is listed once more.
-	list.push(`file 'frames/${frames[frames.length - 1].file}'`);
+	list.push(`file 'frames/${kept[kept.length - 1].file}'`);
 	writeFileSync(join(outDir, 'frames.txt'), list.join('\n') + '\n');
 	const video = join(outDir, 'take.mp4');
 	const run = spawnSync(

@@ -86,12 +86,28 @@ export function baseUrlOf(data: IDataObject): string {
 	return withoutTrailingSlash(data.baseUrl || 'https://pay.little.africa');
 }
 
-/** Little Pay's payment status path, by reference or key: the one place it is spelled. */
-/** The API key credential's Base URL, as a webhook (the trigger, a resumed pause) reads it. */
-export async function webhookBaseUrl(context: IWebhookFunctions): Promise<string> {
-	return baseUrlOf(await context.getCredentials('littlePayApiKeyApi'));
+const webhookReads = new WeakMap<IWebhookFunctions, Promise<IDataObject>>();
+
+/**
+ * The API key credential as one webhook call reads it: n8n decrypts a credential on every read, and a
+ * callback asks for it up to four times (its key, the gateway's name, the payer details, a status
+ * check), so a burst of callbacks reads it once per call.
+ */
+function webhookCredential(context: IWebhookFunctions): Promise<IDataObject> {
+	let read = webhookReads.get(context);
+	if (!read) {
+		read = context.getCredentials<IDataObject>('littlePayApiKeyApi');
+		webhookReads.set(context, read);
+	}
+	return read;
 }
 
+/** The API key credential's Base URL, as a webhook (the trigger, a resumed pause) reads it. */
+export async function webhookBaseUrl(context: IWebhookFunctions): Promise<string> {
+	return baseUrlOf(await webhookCredential(context));
+}
+
+/** Little Pay's payment status path, by reference or key: the one place it is spelled. */
 export function paymentStatusPath(paymentId: string): string {
 	return `/api/payments-v2/${encodeURIComponent(paymentId)}`;
 }
@@ -162,7 +178,7 @@ export async function gatewayOf(
  */
 export async function webhookGateway(context: IWebhookFunctions): Promise<GatewayName> {
 	if (!context.getNode().credentials?.littlePayApiKeyApi) return 'littlepay';
-	return gatewayOfBaseUrl(baseUrlOf(await context.getCredentials('littlePayApiKeyApi')));
+	return gatewayOfBaseUrl(baseUrlOf(await webhookCredential(context)));
 }
 
 /** What the API key credential says about payer details in outputs (its defaults without one). */
@@ -190,7 +206,7 @@ export async function payerSettings(
 /** From a webhook call: the payer-details setting of the API key credential (the default without one). */
 export async function webhookPayerSettings(context: IWebhookFunctions): Promise<PayerSettings> {
 	if (!context.getNode().credentials?.littlePayApiKeyApi) return payerSettingsOf(undefined);
-	return payerSettingsOf(await context.getCredentials<IDataObject>('littlePayApiKeyApi'));
+	return payerSettingsOf(await webhookCredential(context));
 }
 
 /** Sends one request and returns the status code with the envelope's data, never retrying. */
@@ -307,8 +323,7 @@ export async function readFromWebhook(
 	context: IWebhookFunctions,
 	path: string,
 ): Promise<{ statusCode: number; body: unknown }> {
-	const credentials = await context.getCredentials('littlePayApiKeyApi');
-	return await getFromWebhook(context, `${baseUrlOf(credentials)}${path}`, 10000);
+	return await getFromWebhook(context, `${await webhookBaseUrl(context)}${path}`, 10000);
 }
 
 /** One GET of a URL from a webhook call, with the API key credential; never retried. */

@@ -144,6 +144,10 @@ describe('tool mode: money moves are off until the author turns them on', () => 
 				gateway: 'sandbox',
 			},
 		]);
+		// No payout run summary above a tool's answer: it sent nothing, and says so itself.
+		expect(result.hints('Little Pay').map((hint) => hint.message)).not.toContainEqual(
+			expect.stringMatching(/^Payout run:/),
+		);
 		expect(await sb.received()).toEqual([]);
 		expect(await newPayouts(before)).toEqual([]);
 	});

@@ -290,6 +290,8 @@ export async function afterItems(
 		for (const result of results)
 			if (result?.alreadyExisted === true) result.timedOut = isUnsettled(result.outcome);
 	}
+	// An AI tool's call is one payout, and its answer says what happened (sent, or refused: true).
+	if (isToolCall(this)) return {};
 	const summary = runSummary(runRows(this, results, failures), checkOnly);
 	this.addExecutionHints(summaryHint(summary));
 	const item = { json: summary, pairedItem: results.map((_, index) => ({ item: index })) };

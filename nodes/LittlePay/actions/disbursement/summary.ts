@@ -54,7 +54,9 @@ export function runSummary(rows: RunRow[], checkOnly: boolean): IDataObject {
 	const refusedRows: IDataObject[] = [];
 	rows.forEach(({ result, refused, error, key }, itemIndex) => {
 		const row = itemIndex + 1;
-		if (refused || (checkOnly && result && result.valid !== true)) {
+		// A limit's refusal as data (refused: true, sent: false) sent nothing, like a row the check refused.
+		const refusedAsData = result?.refused === true && result.sent === false;
+		if (refused || refusedAsData || (checkOnly && result && result.valid !== true)) {
 			const reason = refused?.reason ?? result?.reason ?? null;
 			const refusedKey = refused?.key ?? result?.key ?? null;
 			refusedRows.push({

@@ -525,6 +525,19 @@ describe("The key a trigger without Options > Public Key checks with: its creden
 		expect(state.keyFetches).toEqual(['http://127.0.0.1:4010/sandbox/public-key']);
 	});
 
+	it('asks the gateway for its key once when a burst of first callbacks arrives together', async () => {
+		const state = onGateway('http://127.0.0.1:4012', publicKey);
+		const calls = await Promise.all(
+			Array.from(
+				{ length: 5 },
+				async (_, i) =>
+					await callWebhook(state, {}, signed({ ...paymentBody, reference: `LP-B-${i}` })),
+			),
+		);
+		expect(calls.map((call) => call.started)).toEqual([true, true, true, true, true]);
+		expect(state.keyFetches).toEqual(['http://127.0.0.1:4012/sandbox/public-key']);
+	});
+
 	it("never asks Little Pay's live host: its callbacks verify against the published key", async () => {
 		const state = onGateway('https://pay.little.africa/', publicKey);
 		const call = await callWebhook(state, {}, signed(paymentBody));

@@ -49,6 +49,22 @@ async function fetchGatewayKey(
 	return pem !== undefined && parsePublicKey(pem) !== undefined ? pem : undefined;
 }
 
+/** Key fetches on their way, by base URL: a burst of first callbacks shares one fetch. */
+const fetching = new Map<string, Promise<string | undefined>>();
+
+/** Fetches a gateway's key once however many callbacks ask for it at the same time. */
+async function fetchGatewayKeyOnce(
+	context: IWebhookFunctions,
+	baseUrl: string,
+): Promise<string | undefined> {
+	let pending = fetching.get(baseUrl);
+	if (!pending) {
+		pending = fetchGatewayKey(context, baseUrl).finally(() => fetching.delete(baseUrl));
+		fetching.set(baseUrl, pending);
+	}
+	return await pending;
+}
+
 /**
  * The key a callback's signature must verify against. Options > Public Key wins when set. Otherwise
  * the gateway the node's API key credential points at decides: Little Pay's live host (or no
@@ -81,7 +97,7 @@ export async function callbackPublicKey(
 	}
 	let pem: string | undefined;
 	try {
-		pem = (await fetchGatewayKey(context, baseUrl)) ?? LITTLE_PAY_PUBLIC_KEY_PEM;
+		pem = (await fetchGatewayKeyOnce(context, baseUrl)) ?? LITTLE_PAY_PUBLIC_KEY_PEM;
 	} catch {
 		// Not reachable now: no key to check with, so the callback is refused as "not now".
 		if (cached)

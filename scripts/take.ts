@@ -1,10 +1,11 @@
 // `npm run demo:take`: records the verification take (testkit/take.ts) into .artifacts/take/: take.mp4 (Chromium's
 // screencast frames encoded by Debian's ffmpeg), steps.tsv and steps.json (each step with its start and end in
-// seconds and whether it succeeded) and the key frames, also copied to docs/screenshots/take-*.png.
+// seconds and whether it succeeded) and the key frames; with UPDATE_SCREENSHOTS=1 also copied to
+// docs/screenshots/take-*.png (otherwise tracked files are left alone).
 // Exits 1 when a step failed or the take ran over five minutes.
 import { join } from 'node:path';
 
-import { REPO_ROOT } from '../testkit/n8n';
+import { REPO_ROOT, screenshotDir } from '../testkit/n8n';
 import { encodeTake, runTake } from '../testkit/take';
 
 async function main(): Promise<void> {
@@ -12,7 +13,7 @@ async function main(): Promise<void> {
 	const take = await runTake({
 		outDir,
 		record: true,
-		keyFrameDir: join(REPO_ROOT, 'docs/screenshots'),
+		keyFrameDir: process.env.UPDATE_SCREENSHOTS === '1' ? screenshotDir() : undefined,
 		dwellMs: 2500,
 		log: (line) => console.log(line),
 	});

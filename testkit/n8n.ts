@@ -24,6 +24,16 @@ import axios from 'axios';
 import type { AxiosInstance } from 'axios';
 
 export const REPO_ROOT = resolve(__dirname, '..');
+
+/**
+ * Where the editor suites and the take save their screenshots: `.artifacts/screenshots` (ignored by git), so
+ * `npm test` leaves tracked files alone; `docs/screenshots` only when asked with UPDATE_SCREENSHOTS=1.
+ */
+export function screenshotDir(): string {
+	return process.env.UPDATE_SCREENSHOTS === '1'
+		? join(REPO_ROOT, 'docs/screenshots')
+		: join(REPO_ROOT, '.artifacts/screenshots');
+}
 export const OWNER = {
 	email: 'demo@littlepay.test',
 	password: 'LittlePay-demo1',

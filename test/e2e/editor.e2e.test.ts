@@ -1,7 +1,8 @@
 // A merchant's first hour in the real n8n 2.x editor (issue 21), in Chromium: find the node by the
 // words merchants type, fill every operation from the fields its panel shows, read the unit of every
 // amount without hovering, and find how to test the trigger. Saves one screenshot per operation
-// under docs/screenshots/ (shown in the README). `npm test` builds dist/ before this runs.
+// under .artifacts/screenshots/ (docs/screenshots/, shown in the README, with UPDATE_SCREENSHOTS=1).
+// `npm test` builds dist/ before this runs.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 
 import { OPERATIONS } from '../../nodes/LittlePay/actions/registry';
-import { N8nApi, OWNER, REPO_ROOT, startN8n } from '../../testkit/n8n';
+import { N8nApi, OWNER, screenshotDir, startN8n } from '../../testkit/n8n';
 import type { N8nServer } from '../../testkit/n8n';
 import { createSandboxIntent, sandboxCredentials } from '../../testkit/n8nRuns';
 import { startSandbox } from '../../sandbox';
@@ -19,7 +20,7 @@ import type { SandboxHandle } from '../../sandbox';
 
 jest.setTimeout(600000);
 
-const SHOTS = join(REPO_ROOT, 'docs/screenshots');
+const SHOTS = screenshotDir();
 
 interface Panel {
 	resource: string;

@@ -269,12 +269,9 @@ export async function runTake(options: TakeOptions): Promise<TakeResult> {
 		// 1. The package, installed.
 		await step(
 			'install',
-			'1. The package n8n-nodes-littlepay, installed from its npm-pack tarball the way Settings > Community Nodes installs it.\n' +
-				"(Not typed into the panel: n8n 2.41.1 fetches only from registry.npmjs.org unless licensed for a custom registry, so a loopback registry can't feed it.)",
+			'1. The package n8n-nodes-littlepay, installed from its npm-pack tarball the way Settings > Community Nodes installs it: n8n has loaded both its nodes.\n' +
+				'(Not typed into the panel, which then lists only what it installed itself: n8n 2.41.1 fetches only from registry.npmjs.org unless licensed for a custom registry.)',
 			async () => {
-				await page.goto(`${n8n!.url}/settings/community-nodes`);
-				await page.waitForTimeout(1500);
-				await keyFrame('1-community-nodes');
 				const types = (await api.nodeTypes()).map((t) => t.name);
 				for (const name of [
 					'n8n-nodes-littlepay.littlePay',

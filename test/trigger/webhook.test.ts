@@ -476,7 +476,16 @@ describe('Little Pay Trigger webhook', () => {
 		});
 
 		it('marks an unsigned callback the gateway confirms as status-check', async () => {
-			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'COMPLETED' } });
+			const state = newTriggerState({
+				'LP-REF-1': {
+					reference: 'LP-REF-1',
+					status: 'COMPLETED',
+					amount: 1500,
+					currency: 'KES',
+					key: 'order12345',
+					payment: { provider: 'MPESA' },
+				},
+			});
 			const unsigned: FakeRequest = {
 				headers: {},
 				rawBody: Buffer.from(JSON.stringify(paymentBody)),

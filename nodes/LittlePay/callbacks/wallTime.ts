@@ -40,7 +40,8 @@ export function momentIn(text: string, timeZone: () => string): number {
 	const wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
 	const back = new Date(wall);
 	// 2026-02-30 or 25:00 roll over into another day: not the date the merchant meant.
-	if (back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day || hour > 23) return NaN;
+	if (back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day) return NaN;
+	if (hour > 23 || minute > 59 || second > 59) return NaN;
 	const zone = m[8];
 	if (zone !== undefined) {
 		if (zone.toUpperCase() === 'Z') return wall;

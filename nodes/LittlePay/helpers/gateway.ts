@@ -111,6 +111,25 @@ export function isPrivateUrl(url: string): boolean {
 	);
 }
 
+/**
+ * The Callback URL values the panel's notice stays hidden for: nothing yet, an expression (judged at
+ * run time), and an https address whose host starts with a letter (a name). What is left shows it:
+ * plain http, and an https IP address (10.x, 172.16-31.x, 192.168.x, [::1]), which Little Pay cannot
+ * reach when private; a public one with https is rare, and the notice says which addresses never work.
+ * Plain `startsWith` rules: n8n shows any `show` rule on an expression, and a display regex may time
+ * out under load, failing the workflow's load. Private names (localhost, .lan) are judged at run time.
+ */
+export function callbackUrlNoticeHides(): Array<string | { _cnd: { startsWith: string } }> {
+	const letters = 'abcdefghijklmnopqrstuvwxyz';
+	return [
+		'',
+		{ _cnd: { startsWith: '=' } },
+		...[...letters, ...letters.toUpperCase()].map((c) => ({
+			_cnd: { startsWith: `https://${c}` },
+		})),
+	];
+}
+
 /** A URL's scheme, host and port only: a callback URL's path and query may carry a token. */
 export function originOf(url: string): string {
 	try {

@@ -62,8 +62,11 @@ export type StatusConfirmation =
 			/** True only when the record shows the event itself (never for a refund.failed). */
 			statusConfirmed: boolean;
 			verified: Verification;
-			/** What the event is identified by: the record's values, not the body's. */
-			pinned: string[];
+			/**
+			 * What the event is identified by when nothing but the record vouches for it (no signature):
+			 * the record's values, not the body's. A signed body is its own identity (undefined).
+			 */
+			pinned: string[] | undefined;
 			fields: IDataObject;
 	  }
 	| { ok: false; status: number; reason: string; detail?: string };
@@ -102,7 +105,9 @@ export async function confirmWithStatus(
 		record: record as IDataObject,
 		statusConfirmed: verdict.confirmed,
 		verified: verdict.confirmed && verified === 'none' ? 'status-check' : verified,
-		pinned: verdict.pinned,
+		// A signature makes the body's content trustworthy, and Little Pay's retries repeat it: its id stays
+		// the body's (as a sweep computes it, example 9). Unsigned, the body is a stranger's to re-date.
+		pinned: verified === 'signature' ? undefined : verdict.pinned,
 		fields: verdict.fields,
 	};
 }

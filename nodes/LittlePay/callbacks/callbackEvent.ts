@@ -48,9 +48,10 @@ export function parseCallback(rawBody: Buffer | string): ParsedCallback | { erro
 
 /**
  * Stable id of an event: a gateway retry of the same event, to any n8n process, gets the same id.
- * From `pinned`, the values Little Pay's status record pins (Confirm With Status API), when the record
- * was read: a re-dated copy, or one naming the payment by its key, is then the same event. Otherwise
- * from the signed callback's content (never from headers, which change on every delivery).
+ * From `pinned`, the values Little Pay's status record pins, when the record is what vouches for an
+ * unsigned callback (Confirm With Status API): a re-dated copy, or one naming the payment by its key, is
+ * then the same event. Otherwise from the signed callback's content (never from headers, which change
+ * on every delivery).
  */
 export function callbackEventId(callback: ParsedCallback, pinned?: string[]): string {
 	const b = callback.body;

@@ -303,4 +303,27 @@ describe('the Refused alert blames the key only when the key is what fails', () 
 		);
 		expect(alertOf(altered).likelyCause).toMatch(/^The signature does not verify against the key/);
 	});
+
+	it("recognises a rotation against a record with only Little Pay's documented fields (no currency)", async () => {
+		const state = newTriggerState({
+			'LP-DOC-1': {
+				reference: 'LP-DOC-1',
+				status: 'COMPLETED',
+				amount: 10,
+				key: 'docorder1',
+				payment: { provider: 'MPESA' },
+				completedAt: new Date().toISOString(),
+			},
+		});
+		const body = {
+			reference: 'LP-DOC-1',
+			status: 'COMPLETED',
+			amount: 10,
+			key: 'docorder1',
+			currency: 'KES',
+			provider: 'MPESA',
+		};
+		const rotated = await callWebhook(state, params, signedBy(stranger.privateKey, body));
+		expect(alertOf(rotated).likelyCause).toMatch(/^The public key looks rotated or wrong/);
+	});
 });

@@ -302,7 +302,9 @@ async function judgeKey(
 	} catch {
 		return undefined;
 	}
-	if (!compareWithRecord(callback, record, false).agrees) return undefined;
+	// What the record shows must match; what it does not show (Little Pay documents no currency) is no
+	// sign against the key: a rotation must still be recognised against Little Pay's own record.
+	if (!compareWithRecord(callback, record, true).agrees) return undefined;
 	const verified = lastVerified.get(triggerId);
 	if (verified !== undefined && verified >= Math.min(since, now - ALERT_WINDOW_MS))
 		return 'key-works';

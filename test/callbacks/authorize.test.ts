@@ -108,13 +108,16 @@ describe('compareWithRecord', () => {
 		).toBe(false);
 	});
 
-	it('takes a field the record lacks from the body only when a signature vouches for it', () => {
+	it('takes a field the record lacks from the body only when a signature vouches for it, else says null', () => {
 		const bare = { reference: 'r1', status: 'COMPLETED', amount: 10 };
-		const body = { status: 'COMPLETED', amount: 10, currency: 'KES' };
-		expect(compareWithRecord(call('payment', body), bare, false)).toMatchObject({ agrees: false });
+		const body = { status: 'COMPLETED', amount: 10, currency: 'UGX' };
+		expect(compareWithRecord(call('payment', body), bare, false)).toMatchObject({
+			agrees: true,
+			fields: { currency: null, amount: 10 },
+		});
 		expect(compareWithRecord(call('payment', body), bare, true)).toMatchObject({
 			agrees: true,
-			fields: { currency: 'KES', amount: 10 },
+			fields: { currency: 'UGX', amount: 10 },
 		});
 	});
 

@@ -35,8 +35,9 @@ const amountOf = (value: unknown): number | undefined => {
 };
 
 /**
- * Compares one field the callback carries with the record's. A field the record does not show is
- * taken from the body only when the signature vouches for the body; unsigned, it cannot be confirmed.
+ * Compares one field the callback carries with the record's. A field the record does not show (Little
+ * Pay documents no currency in it) is taken from the body only when the signature vouches for the
+ * body; unsigned, the item says null rather than repeat a stranger's value, and nothing is refused.
  */
 function compareField(
 	name: string,
@@ -46,13 +47,7 @@ function compareField(
 	equal: (a: unknown, b: unknown) => boolean = same,
 ): { value: unknown } | { differs: string } {
 	if (said === undefined || said === null) return { value: recorded ?? null };
-	if (recorded === undefined || recorded === null) {
-		return signed
-			? { value: said }
-			: {
-					differs: `Little Pay's record does not show the ${name}, so an unsigned one is unconfirmed`,
-				};
-	}
+	if (recorded === undefined || recorded === null) return { value: signed ? said : null };
 	return equal(said, recorded)
 		? { value: recorded }
 		: { differs: `the ${name} differs from Little Pay's record` };

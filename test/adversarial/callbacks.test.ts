@@ -133,6 +133,27 @@ describe('forged payment callbacks, Verify Signatures off and Confirm With Statu
 		expect(calls[1].response).toMatchObject({ status: 401 });
 	});
 
+	it('variations: the amount as text, the reference in another case or padded, a refund dressed as a payment', async () => {
+		const state = trigger();
+		const calls: WebhookCall[] = [];
+		calls.push(await post(state, paymentBody()));
+		calls.push(await post(state, paymentBody({ amount: '10', date: 'a' })));
+		calls.push(await post(state, paymentBody({ amount: '10.00', date: 'b' })));
+		const otherCase = paid === paid.toUpperCase() ? paid.toLowerCase() : paid.toUpperCase();
+		expect(otherCase).not.toBe(paid);
+		calls.push(await post(state, paymentBody({ reference: otherCase })));
+		calls.push(await post(state, paymentBody({ reference: `${paid} ` })));
+		calls.push(await post(state, paymentBody({ reference: `${paid}/../${other}` })));
+		// A refund's fields with a currency: read as a payment callback, and the record's amount decides.
+		calls.push(await post(state, { ...refundBody({ amount: 10 }), currency: 'KES', date: 'c' }));
+		calls.push(await post(state, { ...refundBody(), currency: 'KES' }));
+		const items = ran(calls);
+		expect(items).toHaveLength(1);
+		expect(items[0]).toMatchObject({ amount: 10, reference: paid, statusConfirmed: true });
+		expect(calls.filter((c) => c.result.webhookResponse?.duplicate === true)).toHaveLength(3);
+		expect(calls.filter((c) => c.response.status === 401)).toHaveLength(4);
+	});
+
 	it('a copy the workflow already ran is dropped in a later call too (another trigger process, same static data)', async () => {
 		const state = trigger();
 		const first = await post(state, paymentBody());

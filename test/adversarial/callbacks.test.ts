@@ -10,7 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { paidSandboxIntent } from '../../testkit/n8nRuns';
+import { createSandboxIntent, paidSandboxIntent } from '../../testkit/n8nRuns';
 import { callWebhook, newTriggerState } from '../trigger/webhookContext';
 import type { FakeRequest, TriggerState, WebhookCall } from '../trigger/webhookContext';
 
@@ -323,6 +323,32 @@ describe('the Refused alert blames the key only when the key is what fails', () 
 			signedBy(stranger.privateKey, { ...body, amount: 31 }),
 		);
 		expect(alertOf(altered).likelyCause).toMatch(/^The signature does not verify against the key/);
+	});
+
+	it("the sandbox's own callback for a payment that just expired, under a wrong key: the key looks rotated (as the e2e alert test expects)", async () => {
+		const reference = await createSandboxIntent(sandbox, {
+			amount: 900,
+			description: 'Expired',
+			key: `EXP${Date.now().toString(36).slice(-6)}`,
+		});
+		await axios.post(`${sandbox.baseUrl}/sandbox/payments/${reference}/expire`);
+		let body: string | undefined;
+		for (let i = 0; i < 100 && body === undefined; i++) {
+			const list = (await axios.get(`${sandbox.baseUrl}/sandbox/callbacks`)).data.data
+				.callbacks as Array<{ body: string }>;
+			body = list.find((c) => c.body.includes(reference))?.body;
+			if (body === undefined) await new Promise((r) => setTimeout(r, 20));
+		}
+		const call = await callWebhook(
+			trigger(),
+			params,
+			signedBy(stranger.privateKey, JSON.parse(String(body)) as IDataObject),
+		);
+		expect(alertOf(call)).toMatchObject({
+			reason: 'bad-signature',
+			unverified: { status: 'FAILED' },
+		});
+		expect(alertOf(call).likelyCause).toMatch(/^The public key looks rotated or wrong/);
 	});
 
 	it("recognises a rotation against a record with only Little Pay's documented fields (no currency)", async () => {

@@ -170,7 +170,7 @@ function safeReference(value: unknown): string | null {
 
 /**
  * What a badly signed callback that names a real payment says about the key. `rotated`: the body
- * agrees with Little Pay's record of a payment that has just completed and no callback has verified
+ * agrees with Little Pay's record of a payment that has just settled and no callback has verified
  * since the refusals began, so genuine callbacks fail: the key is what fails. `key-works`: callbacks
  * still verify with the key, so this one is forged or replayed. `unsure`: it agrees with the record but
  * nothing tells a rotation from a replay (an older payment, or a record without its completion time).
@@ -180,7 +180,7 @@ export type KeyVerdict = 'rotated' | 'key-works' | 'unsure';
 const KEY_VERDICTS: Record<KeyVerdict, { cause: string; fix: string }> = {
 	rotated: {
 		cause:
-			"The public key looks rotated or wrong: no callback has verified since these refusals began, and Little Pay's status API shows the payment this badly signed callback reports, completed just now",
+			"The public key looks rotated or wrong: no callback has verified since these refusals began, and Little Pay's status API shows the payment this badly signed callback reports, as it reports it, settled in the last 5 minutes",
 		fix: "Paste Little Pay's current public key into Options > Public Key. Refused callbacks were answered 401 and Little Pay may have stopped delivering them: look up refusedReferences with Payment: Reconcile",
 	},
 	'key-works': {

@@ -215,6 +215,7 @@ export class LittlePayTrigger implements INodeType {
 		},
 	};
 
+	/** Answers one call to the Production or Test URL (callbacks/triggerWebhook.ts decides). */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await answerTriggerCallback(this);
 	}

@@ -11,8 +11,15 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({ port: sandboxPort, quiet: true });
 	process.stdout.write(`Sandbox gateway: ${sandbox.baseUrl}\n`);
 	const mailbox = await startMailSink({ httpPort: Number(process.env.MAILBOX_PORT ?? 4011) });
+	// WEBHOOK_URL (a tunnel's public https address, say) is where n8n says its webhooks are: the
+	// triggers' Production URLs and the examples' Callback URLs use it, so a gateway that is not on
+	// this machine can call back. Unset, they are on this machine (the sandbox beside n8n only).
+	const webhookUrl = process.env.WEBHOOK_URL?.trim().replace(/\/+$/, '') || undefined;
 	process.stdout.write('Starting n8n (the first run installs it once, a few minutes) ...\n');
-	const n8n = await startN8n({ port: n8nPort });
+	const n8n = await startN8n({
+		port: n8nPort,
+		...(webhookUrl ? { env: { WEBHOOK_URL: `${webhookUrl}/` } } : {}),
+	});
 
 	let stopping = false;
 	const stop = async () => {
@@ -29,12 +36,15 @@ async function main(): Promise<void> {
 
 	const api = new N8nApi(n8n.url);
 	await api.setupOwner();
-	const imported = await importExamples(api, sandbox, n8n.url, mailbox.smtpPort);
+	const imported = await importExamples(api, sandbox, webhookUrl ?? n8n.url, mailbox.smtpPort);
 
 	process.stdout.write(
 		[
 			'',
 			`n8n editor:  ${n8n.url}`,
+			webhookUrl
+				? `Webhooks:    ${webhookUrl} (WEBHOOK_URL: the triggers' Production URLs and the examples' Callback URLs)`
+				: `Webhooks:    ${n8n.url} (on this machine: set WEBHOOK_URL to a public https address to be called from outside)`,
 			`Login:       ${OWNER.email} / ${OWNER.password}`,
 			`Sandbox:     ${sandbox.baseUrl}  (test numbers and cards: sandbox/README.md)`,
 			`Mailbox:     ${mailbox.url}  (example 8's Human review e-mails, example 9's refused-callback alerts)`,

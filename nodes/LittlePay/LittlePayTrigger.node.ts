@@ -10,25 +10,18 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { heldAlerts, refuseAndAlert } from './callbacks/alerts';
-import { authorizeCallback, confirmWithStatus } from './callbacks/authorize';
-import { callbackEventId, callbackToItem, parseCallback } from './callbacks/callbackEvent';
 import {
-	checkCallbackSignature,
 	pastedKeyNotice,
 	pastedKeyWarning,
-	rawCallbackBody,
 	signatureOptionFields,
 } from './callbacks/callbackRequest';
 import { warnOnce } from './flows/output';
-import { admitOnce, recordAcceptedItems, triggerIdOf } from './callbacks/eventMemory';
+import { recordAcceptedItems } from './callbacks/eventMemory';
+import { takeProductionUrlNotes } from './callbacks/productionUrl';
+import { answerTriggerCallback } from './callbacks/triggerWebhook';
 import { optionsCollection } from './actions/common';
 import { nodeError } from './errors';
-import { gatewayOf, webhookGateway, webhookPayerSettings } from './transport';
-import { protectRow } from './helpers/payerData';
-
-/** Seconds a gateway is asked to wait when its key could not be fetched to check the signature. */
-const KEY_RETRY_AFTER_SECONDS = 30;
+import { gatewayOf } from './transport';
 
 export class LittlePayTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -222,80 +215,9 @@ export class LittlePayTrigger implements INodeType {
 		},
 	};
 
+	/** Answers one call to the Production or Test URL (callbacks/triggerWebhook.ts decides). */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const req = this.getRequestObject();
-		const rawBody = await rawCallbackBody(this);
-		if (!rawBody || rawBody.length === 0)
-			return await refuseAndAlert(this, 400, 'empty-body', undefined);
-
-		const callback = parseCallback(rawBody);
-		if ('error' in callback) return await refuseAndAlert(this, 400, callback.error, undefined);
-
-		const authorization = await authorizeCallback(callback, {
-			verifySignatures: this.getNodeParameter('verifySignatures', true) as boolean,
-			signed: req.headers['x-littlepay-signature'] !== undefined,
-			checkSignature: async () => await checkCallbackSignature(this, rawBody),
-			refundToken: this.getNodeParameter('refundToken', '') as string,
-			givenToken: typeof req.query?.token === 'string' ? req.query.token : '',
-		});
-		if (!authorization.ok)
-			return await refuseAndAlert(
-				this,
-				authorization.status,
-				authorization.reason,
-				callback.body,
-				authorization.status === 503 ? KEY_RETRY_AFTER_SECONDS : undefined,
-			);
-		let verified = authorization.verified;
-
-		const events = this.getNodeParameter('events', ['*']) as string[];
-		const wanted =
-			callback.event !== undefined && (events.includes('*') || events.includes(callback.event));
-		if (!wanted)
-			return { webhookResponse: { received: true, ignored: callback.event ?? 'not-final' } };
-
-		let statusConfirmed: boolean | undefined;
-		let record: IDataObject | undefined;
-		if (this.getNodeParameter('confirmWithStatusApi', false) as boolean) {
-			const confirmed = await confirmWithStatus(this, callback);
-			if ('reason' in confirmed)
-				return await refuseAndAlert(this, confirmed.status, confirmed.reason, callback.body);
-			record = confirmed.record;
-			statusConfirmed = true;
-			if (verified === 'none') verified = 'status-check';
-		}
-
-		// n8n answers 2xx only after it has recorded the execution (n8n 2.x, as for its own Webhook
-		// node): the event counts as seen only then, so a redelivery after any failure before runs.
-		const eventId = callbackEventId(callback);
-		const triggerId = triggerIdOf(this);
-		const notNow = admitOnce(this, triggerId, eventId);
-		if (notNow) return notNow;
-
-		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const item = protectRow(
-			callbackToItem(
-				callback,
-				{
-					verified,
-					verifiedKey: authorization.verifiedKey ?? null,
-					gateway: await webhookGateway(this),
-					includeRaw: options.includeRawBody === true,
-				},
-				eventId,
-				record,
-			),
-			await webhookPayerSettings(this),
-		) as IDataObject;
-		if (statusConfirmed !== undefined) item.statusConfirmed = statusConfirmed;
-		// Refusals held since an alert whose window has passed go out with this callback (Refused output).
-		const held = (this.getNodeParameter('refusedOutput', false) as boolean)
-			? heldAlerts(triggerId, Date.now())
-			: [];
-		return {
-			webhookResponse: { received: true, event: callback.event, eventId },
-			workflowData: [[{ json: item }, ...held.map((json) => ({ json }))]],
-		};
+		return await answerTriggerCallback(this);
 	}
 
 	/**
@@ -307,6 +229,7 @@ export class LittlePayTrigger implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		recordAcceptedItems(this, items);
+		for (const note of takeProductionUrlNotes(items)) warnOnce(this, note);
 		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 		if (options.publicKey)
 			warnOnce(this, pastedKeyWarning(options.publicKey, await gatewayOf(this, 0)));

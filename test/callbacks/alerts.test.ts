@@ -61,7 +61,7 @@ describe('refusedAlert', () => {
 				status: 'COMPLETED',
 				payload: { billingAddress: { email: 'x@y.z' } },
 			},
-			true,
+			'rotated',
 		);
 		expect(alert).toMatchObject({
 			refused: true,

@@ -1,6 +1,7 @@
 // The one accept-or-refuse decision on a callback, alone: signature first for payments (fail closed),
 // signature or Refund Token for refunds, and the status API's agreement.
-import { authorizeCallback, statusConfirms } from '../../nodes/LittlePay/callbacks/authorize';
+import { authorizeCallback } from '../../nodes/LittlePay/callbacks/authorize';
+import { compareWithRecord } from '../../nodes/LittlePay/callbacks/confirm';
 import type { CallbackProof } from '../../nodes/LittlePay/callbacks/authorize';
 import type { ParsedCallback } from '../../nodes/LittlePay/callbacks/callbackEvent';
 
@@ -86,12 +87,84 @@ describe('authorizeCallback', () => {
 	});
 });
 
-describe('statusConfirms', () => {
-	it("agrees only when Little Pay's record says the callback's status (a refund: a completed payment)", () => {
-		expect(statusConfirms(payment, { status: 'completed' })).toBe(true);
-		expect(statusConfirms(payment, { status: 'PENDING' })).toBe(false);
-		expect(statusConfirms(payment, undefined)).toBe(false);
-		expect(statusConfirms(refund, { status: 'COMPLETED' })).toBe(true);
-		expect(statusConfirms(refund, { status: 'FAILED' })).toBe(false);
+describe('compareWithRecord', () => {
+	const paid = { reference: 'r1', key: 'k1', status: 'COMPLETED', amount: 10, currency: 'KES' };
+	const call = (kind: 'payment' | 'refund', body: Record<string, unknown>): ParsedCallback => ({
+		kind,
+		event: `${kind}.${String(body.status).toLowerCase()}` as ParsedCallback['event'],
+		body: { reference: 'r1', ...body },
+	});
+
+	it("agrees with a payment callback only when status, amount, currency and key are the record's", () => {
+		const agrees = (body: Record<string, unknown>, signed = false) =>
+			compareWithRecord(call('payment', body), paid, signed).agrees;
+		expect(agrees({ status: 'completed', amount: 10, currency: 'kes', key: 'k1' })).toBe(true);
+		expect(agrees({ status: 'PENDING', amount: 10 })).toBe(false);
+		expect(agrees({ status: 'COMPLETED', amount: 999999 })).toBe(false);
+		expect(agrees({ status: 'COMPLETED', amount: 10, currency: 'USD' })).toBe(false);
+		expect(agrees({ status: 'COMPLETED', key: 'k2' })).toBe(false);
+		expect(
+			compareWithRecord(call('payment', { status: 'COMPLETED' }), undefined, true).agrees,
+		).toBe(false);
+	});
+
+	it('takes a field the record lacks from the body only when a signature vouches for it, else says null', () => {
+		const bare = { reference: 'r1', status: 'COMPLETED', amount: 10 };
+		const body = { status: 'COMPLETED', amount: 10, currency: 'UGX' };
+		expect(compareWithRecord(call('payment', body), bare, false)).toMatchObject({
+			agrees: true,
+			fields: { currency: null, amount: 10 },
+		});
+		expect(compareWithRecord(call('payment', body), bare, true)).toMatchObject({
+			agrees: true,
+			fields: { currency: 'UGX', amount: 10 },
+		});
+	});
+
+	it('pins a payment by its reference and final status, whatever the date or the name it is called by', () => {
+		const a = compareWithRecord(call('payment', { status: 'COMPLETED', date: '1' }), paid, false);
+		const b = compareWithRecord(call('payment', { status: 'COMPLETED', date: '2' }), paid, false);
+		expect(a).toMatchObject({ agrees: true, pinned: ['payment', 'r1', 'COMPLETED'] });
+		expect(b).toEqual(a);
+		const byKey = compareWithRecord(
+			{
+				...call('payment', { status: 'COMPLETED' }),
+				body: { reference: 'k1', status: 'COMPLETED' },
+			},
+			paid,
+			false,
+		);
+		expect(byKey.agrees).toBe(false);
+	});
+
+	it('confirms a refund only when the record shows at least its amount refunded; a failed refund never', () => {
+		const refunded = (n: number) => ({ ...paid, refundedAmount: n });
+		expect(
+			compareWithRecord(call('refund', { status: 'COMPLETED', amount: 5 }), refunded(5), false),
+		).toMatchObject({ agrees: true, confirmed: true });
+		expect(
+			compareWithRecord(call('refund', { status: 'COMPLETED', amount: 5 }), refunded(0), false)
+				.agrees,
+		).toBe(false);
+		expect(
+			compareWithRecord(call('refund', { status: 'COMPLETED', amount: 5 }), paid, false),
+		).toMatchObject({ agrees: true, confirmed: false });
+		expect(
+			compareWithRecord(call('refund', { status: 'FAILED', amount: 5 }), refunded(5), false),
+		).toMatchObject({ agrees: true, confirmed: false });
+		expect(
+			compareWithRecord(call('refund', { status: 'COMPLETED', amount: 50 }), refunded(50), false)
+				.agrees,
+		).toBe(false);
+		expect(
+			compareWithRecord(
+				call('refund', { status: 'COMPLETED', amount: 5 }),
+				{
+					...refunded(5),
+					status: 'PENDING',
+				},
+				false,
+			).agrees,
+		).toBe(false);
 	});
 });

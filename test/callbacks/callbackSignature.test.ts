@@ -6,6 +6,7 @@ import {
 	verifyCallbackSignature,
 	verifyWithRotation,
 } from '../../nodes/LittlePay/callbacks/signature';
+import { pastedKeyWarning } from '../../nodes/LittlePay/callbacks/callbackRequest';
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const attacker = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -219,4 +220,36 @@ describe('verifyWithRotation: a previous key accepted until a date', () => {
 			reason: 'bad-signature',
 		});
 	});
+});
+
+describe('a pasted copy of a key is the key (payday red team #22)', () => {
+	const base64 = (pem: string) =>
+		pem.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, '').replace(/\s+/g, '');
+	const copies = (pem: string) => ({
+		'CRLF line ends': pem.replace(/\n/g, '\r\n'),
+		'the base64 on one line': `-----BEGIN PUBLIC KEY-----\n${base64(pem)}\n-----END PUBLIC KEY-----`,
+		'everything on one line': `-----BEGIN PUBLIC KEY-----${base64(pem)}-----END PUBLIC KEY-----`,
+		'spaces around it': `  \n${pem}\n\n `,
+	});
+
+	it.each(Object.entries(copies(LITTLE_PAY_PUBLIC_KEY_PEM)))(
+		"Little Pay's own key with %s gets no 'not Little Pay's key' warning",
+		(_how, pasted) => {
+			expect(pastedKeyWarning(pasted, 'littlepay')).toBeUndefined();
+		},
+	);
+
+	it('another key still gets the warning, and a broken paste too', () => {
+		expect(pastedKeyWarning(publicKeyPem, 'littlepay')).toContain('holds a pasted key');
+		expect(pastedKeyWarning(LITTLE_PAY_PUBLIC_KEY_PEM.slice(0, 200), 'littlepay')).toContain(
+			'holds a pasted key',
+		);
+	});
+
+	it.each(Object.entries(copies(publicKeyPem)))(
+		'a callback verifies against a key pasted with %s',
+		(_how, pasted) => {
+			expect(check({ publicKeyPem: pasted })).toEqual({ ok: true, timestamp: NOW });
+		},
+	);
 });

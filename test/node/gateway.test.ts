@@ -157,6 +157,12 @@ describe('the panels say it before the run', () => {
 			'http://localhost:5678/webhook/x',
 			'http://192.168.1.20:5678/webhook/x',
 			'http://n8n:5678/webhook/x',
+			// Issue 51 point 6: a private address with https is as unreachable as with http.
+			'https://192.168.1.20:5678/webhook/x',
+			'https://10.0.0.12/webhook/x',
+			'https://172.16.4.2/x',
+			'https://127.0.0.1:5678/x',
+			'https://[::1]:5678/x',
 		]) {
 			expect(shown(action, 'privateCallbackUrlNotice', { ...create, callbackUrl: url })).toBe(true);
 			expect(shown(action, 'privateCallbackUrlNotice', { ...collect, callbackUrl: url })).toBe(
@@ -164,7 +170,13 @@ describe('the panels say it before the run', () => {
 			);
 		}
 		// A public https address, an expression (judged at run time) or nothing yet: no notice.
-		for (const url of ['https://n8n.example.com/webhook/x', '={{ $json.callbackUrl }}', ''])
+		for (const url of [
+			'https://n8n.example.com/webhook/x',
+			'https://N8N.Example.com/x',
+			'https://z.example/x',
+			'={{ $json.callbackUrl }}',
+			'',
+		])
 			expect(shown(action, 'privateCallbackUrlNotice', { ...create, callbackUrl: url })).toBe(
 				false,
 			);

@@ -125,3 +125,69 @@ describe('a trigger during a key rotation', () => {
 		expect(byOld.result.workflowData?.[0][0].json).toMatchObject({ verifiedKey: 'previous' });
 	});
 });
+
+describe("Accept Previous Key Until, read in the workflow's time zone (payday red team #21)", () => {
+	// 2026-12-01T00:00 in Nairobi (UTC+3) is 2026-11-30T21:00Z.
+	const nairobiMidnight = Date.parse('2026-11-30T21:00:00.000Z');
+
+	it("refuses the previous key after midnight in Nairobi for a workflow in Nairobi, whatever the process's zone", async () => {
+		const state = newTriggerState();
+		state.timezone = 'Africa/Nairobi';
+		const options = rotating({ previousKeyUntil: '2026-12-01T00:00:00' });
+		now = nairobiMidnight + 3600_000;
+		const after = await callWebhook(state, options, signedBy(oldKeys));
+		expect(after.response).toMatchObject({
+			status: 401,
+			body: { error: 'previous-key-expired' },
+		});
+		now = nairobiMidnight - 60_000;
+		const before = await callWebhook(state, options, signedBy(oldKeys));
+		expect(before.result.workflowData?.[0][0].json).toMatchObject({ verifiedKey: 'previous' });
+	});
+
+	it('takes a date with an offset or Z as written, and a date alone as midnight in the zone', async () => {
+		const state = newTriggerState();
+		state.timezone = 'America/New_York';
+		now = Date.parse('2026-12-01T04:30:00.000Z');
+		const withOffset = await callWebhook(
+			state,
+			rotating({ previousKeyUntil: '2026-12-01T00:00:00+03:00' }),
+			signedBy(oldKeys),
+		);
+		expect(withOffset.response).toMatchObject({ body: { error: 'previous-key-expired' } });
+		// Midnight in New York is 05:00Z: still accepted at 04:30Z.
+		const dateOnly = await callWebhook(
+			state,
+			rotating({ previousKeyUntil: '2026-12-01' }),
+			signedBy(oldKeys),
+		);
+		expect(dateOnly.result.workflowData?.[0][0].json).toMatchObject({ verifiedKey: 'previous' });
+	});
+
+	it.each(['01/12/2026', '12/01/2026 00:00', 'December 1, 2026', '2026-02-30T00:00:00', 'soon'])(
+		'refuses the previous key for %s, with a reason that says the date cannot be read',
+		async (written) => {
+			const state = newTriggerState();
+			now = Date.parse('2025-06-01T00:00:00.000Z');
+			const call = await callWebhook(
+				state,
+				{ ...rotating({ previousKeyUntil: written }), refusedOutput: true },
+				signedBy(oldKeys),
+			);
+			expect(call.response).toMatchObject({
+				status: 401,
+				body: { error: 'previous-key-until-unreadable' },
+			});
+			const alert = call.result.workflowData?.[0][0].json;
+			expect(alert?.likelyCause).toContain('01/12/2026 is 1 December in Nairobi');
+			expect(alert?.fix).toContain('2026-12-01T00:00');
+			// The current key still verifies: only the previous key is refused.
+			const current = await callWebhook(
+				state,
+				rotating({ previousKeyUntil: written }),
+				signedBy(newKeys),
+			);
+			expect(current.started).toBe(true);
+		},
+	);
+});

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 
 import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
+import { callbackEventId, parseCallback } from '../../nodes/LittlePay/callbacks/callbackEvent';
 import { processMemorySize } from '../../nodes/LittlePay/callbacks/eventMemory';
 import { forgetFetchedKeys } from '../../nodes/LittlePay/callbacks/publicKey';
 
@@ -434,6 +435,27 @@ describe('Little Pay Trigger webhook', () => {
 			expect(state.statusCalls).toEqual(['http://127.0.0.1:1/api/payments-v2/LP-REF-1']);
 		});
 
+		it("keeps a signed callback's own eventId (the one example 9's sweep computes), also when the record is read", async () => {
+			const record = {
+				reference: 'LP-REF-1',
+				status: 'COMPLETED',
+				amount: 1500,
+				currency: 'KES',
+				key: 'order12345',
+			};
+			const call = await callWebhook(
+				newTriggerState({ 'LP-REF-1': record }),
+				{ ...params, confirmWithStatusApi: true },
+				signed(paymentBody),
+			);
+			const parsed = parseCallback(JSON.stringify(paymentBody));
+			if ('error' in parsed) throw new Error(parsed.error);
+			expect(call.result.workflowData![0][0].json).toMatchObject({
+				eventId: callbackEventId(parsed),
+				statusConfirmed: true,
+			});
+		});
+
 		it('gives a failed payment the code of the reason in its status record; without the record, unknown', async () => {
 			const failed = { ...paymentBody, status: 'FAILED' };
 			const state = newTriggerState({
@@ -476,7 +498,16 @@ describe('Little Pay Trigger webhook', () => {
 		});
 
 		it('marks an unsigned callback the gateway confirms as status-check', async () => {
-			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'COMPLETED' } });
+			const state = newTriggerState({
+				'LP-REF-1': {
+					reference: 'LP-REF-1',
+					status: 'COMPLETED',
+					amount: 1500,
+					currency: 'KES',
+					key: 'order12345',
+					payment: { provider: 'MPESA' },
+				},
+			});
 			const unsigned: FakeRequest = {
 				headers: {},
 				rawBody: Buffer.from(JSON.stringify(paymentBody)),
@@ -641,5 +672,33 @@ describe('A refused callback while someone tests (Execute step)', () => {
 		const outputs = testing.executed?.outputs as Array<Array<{ json: Record<string, unknown> }>>;
 		expect(outputs[0]).toEqual([]);
 		expect(outputs[1][0].json).toMatchObject({ refused: true, reason: 'bad-signature' });
+	});
+});
+
+describe("a test event says when the trigger's Production URL is on this machine (issue 51 point 6)", () => {
+	it('hints it in the test run, and keeps the item clean', async () => {
+		const state = newTriggerState();
+		state.mode = 'manual';
+		state.productionUrl = 'http://localhost:5678/webhook/abc/littlepay';
+		await callWebhook(state, params, signed(paymentBody));
+		expect(state.hints).toEqual([
+			expect.stringMatching(
+				/^This trigger's Production URL \(http:\/\/localhost:5678\) is on this machine or a private network: the sandbox beside n8n can call it, Little Pay cannot\. Going live: set n8n's WEBHOOK_URL/,
+			),
+		]);
+		const outputs = state.executed?.outputs as Array<Array<Record<string, unknown>>>;
+		expect(Object.keys(outputs[0][0])).toEqual(['json']);
+	});
+
+	it('says nothing for a public Production URL, nor in a published run', async () => {
+		const publicUrl = newTriggerState();
+		publicUrl.mode = 'manual';
+		publicUrl.productionUrl = 'https://n8n.example.com/webhook/abc/littlepay';
+		await callWebhook(publicUrl, params, signed(paymentBody));
+		expect(publicUrl.hints ?? []).toEqual([]);
+		const published = newTriggerState();
+		published.productionUrl = 'http://localhost:5678/webhook/abc/littlepay';
+		await callWebhook(published, params, signed(paymentBody));
+		expect(published.hints ?? []).toEqual([]);
 	});
 });

@@ -39,9 +39,13 @@ export interface TriggerState {
 	statusRecords?: Record<string, IDataObject>;
 	statusCalls: string[];
 	/** The API key credential selected on the trigger (its Base URL), or none. */
-	credential?: { baseUrl: string; payerDetails?: string; matchingSecret?: string };
+	credential?: { baseUrl: string; payerDetails?: string; matchingSecret?: string; apiKey?: string };
 	/** n8n's execution mode: 'manual' while someone tests (Execute step), else 'webhook'. */
 	mode?: 'manual' | 'webhook';
+	/** The workflow's time zone (n8n's GENERIC_TIMEZONE unless the workflow sets one); UTC unset. */
+	timezone?: string;
+	/** The trigger's Production URL as n8n builds it from WEBHOOK_URL. */
+	productionUrl?: string;
 	/** Gateways' published keys by base URL; a URL not listed answers 404, 'down' cannot be reached. */
 	gatewayKeys?: Record<string, string | 'down'>;
 	keyFetches?: string[];
@@ -126,6 +130,9 @@ export async function callWebhook(
 		getWorkflow: () => ({ id: state.workflowId, active: true }),
 		getNode: () => triggerNode(typeVersion, state),
 		getMode: () => state.mode ?? 'webhook',
+		getTimezone: () => state.timezone ?? 'UTC',
+		getNodeWebhookUrl: () =>
+			state.productionUrl ?? `http://localhost:5678/webhook/${state.workflowId}/littlepay`,
 		getCredentials: async () => ({
 			apiKey: 'k',
 			...state.credential,
@@ -148,6 +155,14 @@ export async function callWebhook(
 						: { statusCode: 404, body: { data: { message: 'not found' } } };
 				}
 				state.statusCalls.push(options.url);
+				// Without records, a credential with an API key reads the gateway's (the sandbox's) own.
+				if (!state.statusRecords && state.credential?.apiKey) {
+					const res = await axios.get(options.url, {
+						headers: { 'X-API-KEY': state.credential.apiKey },
+						validateStatus: () => true,
+					});
+					return { statusCode: res.status, body: res.data as unknown };
+				}
 				const reference = decodeURIComponent(options.url.split('/').pop() ?? '');
 				const record = state.statusRecords?.[reference];
 				return record

@@ -2,6 +2,8 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { refuseCallback as refuse } from './callbackRequest';
 import { fetchPaymentStatus } from '../transport/gateway';
+import { parseCallback } from './callbackEvent';
+import { compareWithRecord } from './confirm';
 import { triggerIdOf } from './eventMemory';
 
 /**
@@ -45,6 +47,14 @@ export interface RefusalCount {
 }
 
 const windows = new Map<string, AlertWindow>();
+
+/** When a callback last verified with the current key, per trigger, in this n8n process. */
+const lastVerified = new Map<string, number>();
+
+/** Notes that a callback verified with the key in use: while they do, the key is not what fails. */
+export function noteVerified(triggerId: string, now: number): void {
+	lastVerified.set(triggerId, now);
+}
 
 /** Counts one refusal into a window, listing its reference while there is room. */
 function count(window: AlertWindow, reference: unknown): void {
@@ -137,13 +147,18 @@ const CAUSES: Record<string, { cause: string; fix: string }> = {
 		cause: 'Options > Public Key is not a valid PEM public key, so no callback can verify',
 		fix: 'Paste the whole key, from -----BEGIN PUBLIC KEY----- to -----END PUBLIC KEY-----',
 	},
+	'previous-key-until-unreadable': {
+		cause:
+			'The callback verifies only against Options > Previous Public Key, and Accept Previous Key Until is not a date the node can read without guessing (01/12/2026 is 1 December in Nairobi and 12 January in New York)',
+		fix: 'Write Accept Previous Key Until as 2026-12-01T00:00 (year-month-day; the time zone of the workflow, or add Z or +03:00), or pick it in the date picker',
+	},
 	'missing-or-wrong-token': {
 		cause: 'A refund callback without the Refund Callback Token in its URL, or with another one',
 		fix: 'Give refunds the Callback URL with ?token= and the token set on this trigger',
 	},
 	'status-not-confirmed': {
 		cause:
-			"Little Pay's status API does not confirm the callback: an unknown payment, or a forged status",
+			"Little Pay's status API does not confirm the callback (an unknown payment, or a forged or altered callback)",
 		fix: 'Look the reference up in the Little Pay dashboard; if it is genuine, check the API key credential',
 	},
 };
@@ -154,33 +169,58 @@ function safeReference(value: unknown): string | null {
 }
 
 /**
+ * What a badly signed callback that names a real payment says about the key. `rotated`: the body
+ * agrees with Little Pay's record of a payment that has just settled and no callback has verified
+ * since the refusals began, so genuine callbacks fail: the key is what fails. `key-works`: callbacks
+ * still verify with the key, so this one is forged or replayed. `unsure`: it agrees with the record but
+ * nothing tells a rotation from a replay (an older payment, or a record without its completion time).
+ */
+export type KeyVerdict = 'rotated' | 'key-works' | 'unsure';
+
+const KEY_VERDICTS: Record<KeyVerdict, { cause: string; fix: string }> = {
+	rotated: {
+		cause:
+			"The public key looks rotated or wrong: no callback has verified since these refusals began, and Little Pay's status API shows the payment this badly signed callback reports, as it reports it, settled in the last 5 minutes",
+		fix: "Paste Little Pay's current public key into Options > Public Key. Refused callbacks were answered 401 and Little Pay may have stopped delivering them: look up refusedReferences with Payment: Reconcile",
+	},
+	'key-works': {
+		cause:
+			'A forged or replayed callback: it names a real payment, but callbacks signed by Little Pay still verify with the key, so the key is not what fails',
+		fix: "Change nothing in the key. The payment is as Little Pay's record says (look it up with Payment: Reconcile); keep Verify Signatures on",
+	},
+	unsure: {
+		cause:
+			"The signature does not verify, and the body matches a payment in Little Pay's record: a replayed or forged callback, or a rotated key. A callback that verifies afterwards rules out the key",
+		fix: 'If no callback has verified for a while and Little Pay announced a new key, paste it into Options > Public Key; look up refusedReferences with Payment: Reconcile',
+	},
+};
+
+/**
  * The alert item: the reason, what it likely means and the fix, how many were refused since the last
  * alert and their references (at most ALERT_REFERENCES_LIMIT, then a count), the unverified reference
  * of the call that raised it, and when the next alert of this reason can come. Never the body's other
- * fields or its headers. `keyLooksRotated` is true when Little Pay's status API confirms what a badly
- * signed callback says. Every reference comes from an unverified body: look it up before acting on it.
+ * fields or its headers. `keyVerdict` says what a badly signed callback naming a real payment tells of
+ * the key; `detail` says which field the status record contradicts (never the caller's values). Every
+ * reference comes from an unverified body: look it up before acting on it.
  */
 export function refusedAlert(
 	reason: string,
 	count: RefusalCount,
 	now: number,
 	body: IDataObject | undefined,
-	keyLooksRotated?: boolean,
+	keyVerdict?: KeyVerdict,
+	detail?: string,
 ): IDataObject {
-	const known = CAUSES[reason] ?? {
-		cause: 'The callback was refused',
-		fix: 'Look at the reason and the trigger settings',
-	};
-	const rotated = keyLooksRotated === true;
+	const known = (keyVerdict && KEY_VERDICTS[keyVerdict]) ??
+		CAUSES[reason] ?? {
+			cause: 'The callback was refused',
+			fix: 'Look at the reason and the trigger settings',
+		};
 	return {
 		refused: true,
 		reason,
-		likelyCause: rotated
-			? "The public key looks rotated or wrong: Little Pay's status API confirms the payment this badly signed callback reports"
-			: known.cause,
-		fix: rotated
-			? "Paste Little Pay's current public key into Options > Public Key. Refused callbacks were answered 401 and Little Pay may have stopped delivering them: look up refusedReferences with Payment: Reconcile"
-			: known.fix,
+		likelyCause: detail ? `${known.cause}: ${detail}` : known.cause,
+		fix: known.fix,
 		refusedSinceLastAlert: count.refused,
 		refusedReferences: count.references,
 		refusedReferencesNotListed: count.referencesNotListed,
@@ -204,7 +244,8 @@ const NOT_REFUSALS = new Set(['in-flight']);
  * the published alerts' windows are left alone). Published, with Output Refused Callbacks on, a 401
  * raises an alert on the Refused output when its reason's window allows one. For a bad signature with
  * the status API credential at hand, it asks Little Pay whether the payment really is as the body
- * says: then the public key looks rotated or wrong. The refusal is still the answer the caller gets.
+ * says, and judges the key by whether genuine callbacks still verify (judgeKey). The refusal is still
+ * the answer the caller gets.
  */
 export async function refuseAndAlert(
 	context: IWebhookFunctions,
@@ -212,6 +253,7 @@ export async function refuseAndAlert(
 	reason: string,
 	body: IDataObject | undefined,
 	retryAfterSeconds?: number,
+	detail?: string,
 ): Promise<IWebhookResponseData> {
 	const answer = refuse(context, status, reason, retryAfterSeconds);
 	if (NOT_REFUSALS.has(reason)) return answer;
@@ -229,22 +271,45 @@ export async function refuseAndAlert(
 			}
 		: alertDue(triggerIdOf(context), reason, now, body?.reference);
 	if (!due) return answer;
-	let keyLooksRotated: boolean | undefined;
-	if (
+	const keyVerdict =
 		reason === 'bad-signature' &&
 		(context.getNodeParameter('confirmWithStatusApi', false) as boolean)
-	) {
-		try {
-			const record = await fetchPaymentStatus(context, String(body?.reference ?? ''));
-			keyLooksRotated =
-				record !== undefined &&
-				String(record.status).toUpperCase() === String(body?.status).toUpperCase();
-		} catch {
-			keyLooksRotated = undefined;
-		}
-	}
-	const item = refusedAlert(reason, due, now, body, keyLooksRotated);
+			? await judgeKey(context, body, triggerIdOf(context), due.since, now)
+			: undefined;
+	const item = refusedAlert(reason, due, now, body, keyVerdict, detail);
 	return { ...answer, workflowData: [[{ json: { ...item, answered: status } }]] };
+}
+
+/**
+ * Judges the key for a badly signed callback: undefined when the body does not agree in full with
+ * Little Pay's record (then it is plainly not Little Pay's, whatever the key), `key-works` when a
+ * callback verified since the refusals began or within one window, `rotated` when none did and the
+ * record's payment completed within that window, `unsure` otherwise. A stranger knows a real paid
+ * reference and its amount; he cannot make genuine callbacks stop verifying.
+ */
+async function judgeKey(
+	context: IWebhookFunctions,
+	body: IDataObject | undefined,
+	triggerId: string,
+	since: number,
+	now: number,
+): Promise<KeyVerdict | undefined> {
+	const callback = body ? parseCallback(JSON.stringify(body)) : undefined;
+	if (!callback || 'error' in callback) return undefined;
+	let record: IDataObject | undefined;
+	try {
+		record = await fetchPaymentStatus(context, String(body?.reference ?? ''));
+	} catch {
+		return undefined;
+	}
+	// What the record shows must match; what it does not show (Little Pay documents no currency) is no
+	// sign against the key: a rotation must still be recognised against Little Pay's own record.
+	if (!compareWithRecord(callback, record, true).agrees) return undefined;
+	const verified = lastVerified.get(triggerId);
+	if (verified !== undefined && verified >= Math.min(since, now - ALERT_WINDOW_MS))
+		return 'key-works';
+	const completedAt = Date.parse(String(record?.completedAt ?? ''));
+	return now - completedAt <= ALERT_WINDOW_MS ? 'rotated' : 'unsure';
 }
 
 /**

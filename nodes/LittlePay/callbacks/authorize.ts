@@ -3,6 +3,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { fetchPaymentStatus } from '../transport/gateway';
 
 import { secretsEqual } from './callbackEvent';
+import { compareWithRecord } from './confirm';
 import type { ParsedCallback, Verification } from './callbackEvent';
 import type { CallbackSignatureCheck, VerifiedKey } from './callbackRequest';
 
@@ -53,31 +54,60 @@ export async function authorizeCallback(
 	return { ok: true, verified: 'none' };
 }
 
-/**
- * Whether Little Pay's own status record agrees with a callback: a payment callback's status, or for
- * a refund callback a completed payment. A record that cannot be found agrees with nothing.
- */
-export function statusConfirms(callback: ParsedCallback, record: IDataObject | undefined): boolean {
-	const expected = callback.kind === 'payment' ? String(callback.body.status) : 'COMPLETED';
-	return record !== undefined && String(record.status).toUpperCase() === expected.toUpperCase();
-}
+/** What Confirm With Status API decided: the item's confirmed fields, or the refusal. */
+export type StatusConfirmation =
+	| {
+			ok: true;
+			record: IDataObject;
+			/** True only when the record shows the event itself (never for a refund.failed). */
+			statusConfirmed: boolean;
+			verified: Verification;
+			/**
+			 * What the event is identified by when nothing but the record vouches for it (no signature):
+			 * the record's values, not the body's. A signed body is its own identity (undefined).
+			 */
+			pinned: string[] | undefined;
+			fields: IDataObject;
+	  }
+	| { ok: false; status: number; reason: string; detail?: string };
 
 /**
- * Confirm With Status API: Little Pay's status record when it agrees with the callback; otherwise the
- * refusal, 503 when it cannot be asked now (the gateway delivers again later rather than losing it)
- * or 401 when it does not agree.
+ * Confirm With Status API: compares the whole callback with Little Pay's status record of its payment
+ * (compareWithRecord). A callback the record contradicts is refused (401), as is one the record cannot
+ * confirm that nothing else vouches for (no signature, no token); 503 when the status API cannot be
+ * asked now (the gateway delivers again later rather than losing it). Only a confirmed event says
+ * `statusConfirmed: true`, and only that turns an unverified callback into `status-check`.
  */
 export async function confirmWithStatus(
 	context: IWebhookFunctions,
 	callback: ParsedCallback,
-): Promise<{ record: IDataObject } | { status: number; reason: string }> {
+	verified: Verification,
+): Promise<StatusConfirmation> {
 	let record: IDataObject | undefined;
 	try {
 		record = await fetchPaymentStatus(context, String(callback.body.reference));
 	} catch {
-		return { status: 503, reason: 'status-check-unavailable' };
+		return { ok: false, status: 503, reason: 'status-check-unavailable' };
 	}
-	if (!record || !statusConfirms(callback, record))
-		return { status: 401, reason: 'status-not-confirmed' };
-	return { record };
+	const verdict = compareWithRecord(callback, record, verified === 'signature');
+	if (!verdict.agrees)
+		return { ok: false, status: 401, reason: 'status-not-confirmed', detail: verdict.differs };
+	if (!verdict.confirmed && verified === 'none')
+		return {
+			ok: false,
+			status: 401,
+			reason: 'status-not-confirmed',
+			detail:
+				"Little Pay's status record cannot show this refund's outcome, and the callback carries no signature or token",
+		};
+	return {
+		ok: true,
+		record: record as IDataObject,
+		statusConfirmed: verdict.confirmed,
+		verified: verdict.confirmed && verified === 'none' ? 'status-check' : verified,
+		// A signature makes the body's content trustworthy, and Little Pay's retries repeat it: its id stays
+		// the body's (as a sweep computes it, example 9). Unsigned, the body is a stranger's to re-date.
+		pinned: verified === 'signature' ? undefined : verdict.pinned,
+		fields: verdict.fields,
+	};
 }

@@ -47,15 +47,22 @@ export function parseCallback(rawBody: Buffer | string): ParsedCallback | { erro
 }
 
 /**
- * Stable id of an event, from the signed callback's content (never from headers, which change on every
- * delivery): a gateway retry of the same event, to any n8n process, gets the same id.
+ * Stable id of an event: a gateway retry of the same event, to any n8n process, gets the same id.
+ * From `pinned`, the values Little Pay's status record pins, when the record is what vouches for an
+ * unsigned callback (Confirm With Status API): a re-dated copy, or one naming the payment by its key, is
+ * then the same event. Otherwise from the signed callback's content (never from headers, which change
+ * on every delivery).
  */
-export function callbackEventId(callback: ParsedCallback): string {
+export function callbackEventId(callback: ParsedCallback, pinned?: string[]): string {
 	const b = callback.body;
-	const parts = [callback.kind, b.reference, b.key, b.status, b.amount, b.date].map((p) =>
-		p === undefined || p === null ? '' : String(p),
-	);
-	return createHash('sha256').update(parts.join('|')).digest('hex').slice(0, 32);
+	const parts = pinned ?? [
+		...[callback.kind, b.reference, b.key, b.status, b.amount, b.date].map((p) =>
+			p === undefined || p === null ? '' : String(p),
+		),
+	];
+	// Pinned ids are marked so that they never equal a body's id for another event.
+	const text = pinned ? `record|${parts.join('|')}` : parts.join('|');
+	return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 
 /** Where a callback came from and how it was checked, for the item a workflow receives. */
@@ -72,13 +79,15 @@ export interface CallbackOrigin {
 /**
  * Builds the one clean item a workflow receives for a callback. `record` is the payment's status record
  * when the trigger read it (Confirm With Status API): a payment callback carries no failure reason, the
- * record's message does.
+ * record's message does; `confirmed` holds the fields as the record gives them (reference, key, status,
+ * amount, currency, provider), which the item carries instead of the body's.
  */
 export function callbackToItem(
 	callback: ParsedCallback,
 	origin: CallbackOrigin,
 	eventId: string,
 	record?: IDataObject,
+	confirmed: IDataObject = {},
 ): IDataObject {
 	const b = callback.body;
 	const payload = (
@@ -107,6 +116,8 @@ export function callbackToItem(
 		verifiedKey: origin.verifiedKey,
 		gateway: origin.gateway,
 	};
+	for (const field of ['reference', 'key', 'status', 'amount', 'currency', 'provider'])
+		if (field in confirmed && confirmed[field] !== undefined) item[field] = confirmed[field];
 	if (origin.includeRaw === true) item.raw = b;
 	if (callback.kind === 'refund') {
 		item.reason = b.reason ?? null;

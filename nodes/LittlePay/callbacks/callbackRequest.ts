@@ -8,11 +8,13 @@ import type {
 
 import {
 	LITTLE_PAY_PUBLIC_KEY_PEM,
+	sameKey,
 	verifyCallbackSignature,
 	verifyWithRotation,
 } from './signature';
 import type { PreviousKey, RotationCheck, SignatureFailure, SignatureInput } from './signature';
 import { callbackPublicKey } from './publicKey';
+import { momentIn } from './wallTime';
 import type { KeySource } from './publicKey';
 import type { GatewayName } from '../helpers/gateway';
 
@@ -85,7 +87,7 @@ export function pastedKeyWarning(
 	gateway: GatewayName | undefined,
 ): string | undefined {
 	const pasted = typeof pastedPem === 'string' ? pastedPem.trim() : '';
-	if (gateway !== 'littlepay' || pasted === '' || pasted === LITTLE_PAY_PUBLIC_KEY_PEM)
+	if (gateway !== 'littlepay' || pasted === '' || sameKey(pasted, LITTLE_PAY_PUBLIC_KEY_PEM))
 		return undefined;
 	return 'Options > Public Key holds a pasted key while the API key credential points at Little Pay: Little Pay signs with its published key, so callbacks that do not verify against the pasted one are refused. Empty Options > Public Key unless Little Pay has announced a new key.';
 }
@@ -125,15 +127,31 @@ const KEY_NAMES: Record<KeySource, VerifiedKey> = {
 /** Why a callback could not be checked or did not verify, or which key verified it. */
 export type CallbackSignatureCheck =
 	| { ok: true; timestamp: number; verifiedKey: VerifiedKey }
-	| { ok: false; reason: SignatureFailure | 'previous-key-expired' | 'public-key-unavailable' };
+	| {
+			ok: false;
+			reason:
+				| SignatureFailure
+				| 'previous-key-expired'
+				| 'previous-key-until-unreadable'
+				| 'public-key-unavailable';
+	  };
 
-/** The previous key of a rotation from the Options, or undefined when none is set. */
-export function previousKeyOf(options: IDataObject): PreviousKey | undefined {
+/**
+ * The previous key of a rotation from the Options, or undefined when none is set. Accept Previous Key
+ * Until is read in the workflow's time zone (`timeZone`, asked only for a date without an offset), as
+ * the field says, not in the process's; a date it cannot read without guessing accepts nothing.
+ */
+export function previousKeyOf(
+	options: IDataObject,
+	timeZone: () => string,
+): PreviousKey | undefined {
 	const pem = typeof options.previousPublicKey === 'string' ? options.previousPublicKey.trim() : '';
 	if (pem === '') return undefined;
 	const until = options.previousKeyUntil;
 	const text = until === undefined || until === null ? '' : String(until).trim();
-	return { publicKeyPem: pem, acceptUntilMs: text === '' ? NaN : Date.parse(text) };
+	if (text === '') return { publicKeyPem: pem, acceptUntilMs: NaN };
+	const acceptUntilMs = momentIn(text, timeZone);
+	return { publicKeyPem: pem, acceptUntilMs, unreadableUntil: Number.isNaN(acceptUntilMs) };
 }
 
 /**
@@ -157,7 +175,7 @@ export async function checkCallbackSignature(
 		publicKeyPem,
 		toleranceSeconds: (options.toleranceSeconds as number | undefined) ?? 300,
 	});
-	const previous = previousKeyOf(options);
+	const previous = previousKeyOf(options, () => context.getTimezone());
 	const named = (check: RotationCheck, source: KeySource): CallbackSignatureCheck =>
 		check.ok
 			? {

@@ -47,13 +47,34 @@ function singleHeader(value: string | string[] | undefined): string | undefined 
 
 /** Parses a PEM public key, or returns undefined when it is not one. */
 export function parsePublicKey(publicKeyPem: string): KeyObject | undefined {
-	try {
-		const key = createPublicKey(publicKeyPem.trim());
-		return key.asymmetricKeyType === 'rsa' ? key : undefined;
-	} catch {
-		// A key the user pasted wrongly is reported as 'bad-public-key', never thrown at the caller.
-		return undefined;
+	for (const pem of [publicKeyPem.trim(), rewrappedPem(publicKeyPem)]) {
+		try {
+			const key = createPublicKey(pem);
+			return key.asymmetricKeyType === 'rsa' ? key : undefined;
+		} catch {
+			// A key the user pasted wrongly is reported as 'bad-public-key', never thrown at the caller.
+		}
 	}
+	return undefined;
+}
+
+/**
+ * A pasted public key written again as PEM from its base64 alone: a key pasted on one line with its
+ * BEGIN and END lines, or with its line ends lost, is still the same key.
+ */
+function rewrappedPem(text: string): string {
+	const base64 = text.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, '').replace(/\s+/g, '');
+	const lines = base64.match(/.{1,64}/g) ?? [];
+	return ['-----BEGIN PUBLIC KEY-----', ...lines, '-----END PUBLIC KEY-----'].join('\n');
+}
+
+/** Whether two pasted keys are the same key, however their PEM text is wrapped or line-ended. */
+export function sameKey(a: string, b: string): boolean {
+	const [x, y] = [parsePublicKey(a), parsePublicKey(b)];
+	if (!x || !y) return false;
+	return x
+		.export({ type: 'spki', format: 'der' })
+		.equals(y.export({ type: 'spki', format: 'der' }));
 }
 
 /**
@@ -103,6 +124,8 @@ export interface PreviousKey {
 	publicKeyPem: string;
 	/** Last moment (UNIX milliseconds) the key is accepted; NaN (no date set) accepts nothing. */
 	acceptUntilMs: number;
+	/** Whether a date was set that cannot be read without guessing (also accepts nothing). */
+	unreadableUntil?: boolean;
 }
 
 /** Which key a callback verified against: the one in use, or the previous one during an overlap. */
@@ -110,7 +133,10 @@ export type KeyUsed = 'current' | 'previous';
 
 export type RotationCheck =
 	| { ok: true; timestamp: number; keyUsed: KeyUsed }
-	| { ok: false; reason: SignatureFailure | 'previous-key-expired' };
+	| {
+			ok: false;
+			reason: SignatureFailure | 'previous-key-expired' | 'previous-key-until-unreadable';
+	  };
 
 /**
  * Verifies a callback against the current key and, during a rotation, a previous key until the date
@@ -130,6 +156,8 @@ export function verifyWithRotation(
 	const old = verifyCallbackSignature({ ...input, publicKeyPem: previous.publicKeyPem });
 	if (!old.ok) return current;
 	// A missing date accepts nothing: an old key must never stay valid by oversight.
+	if (previous.unreadableUntil === true)
+		return { ok: false, reason: 'previous-key-until-unreadable' };
 	if (!(nowMs <= previous.acceptUntilMs)) return { ok: false, reason: 'previous-key-expired' };
 	return { ...old, keyUsed: 'previous' };
 }

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { callbackUrlNoticeHides } from '../../helpers/gateway';
 import { MAX_EXPIRES_IN_MINUTES } from '../../helpers/validation';
 import { amountField, currencyField, optionsCollection } from '../common';
 
@@ -40,19 +41,15 @@ export const intentCallbackAndKeyFields: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"This Callback URL is plain http: fine for the sandbox on this machine, but Little Pay calls back only a public https address it can reach from the internet. Going live: set n8n's WEBHOOK_URL to a public https address and use the trigger's Production URL (README: Going live).",
+			"This Callback URL is plain http or an IP address: fine for the sandbox on this machine, but Little Pay calls back only a public https address it can reach from the internet, never localhost or a private network (10.x, 172.16-31.x, 192.168.x), https or not. Going live: set n8n's WEBHOOK_URL to a public https address and use the trigger's Production URL (README: Going live).",
 		name: 'privateCallbackUrlNotice',
 		type: 'notice',
 		default: '',
-		// Shown for a typed http:// address. n8n shows any `show` rule on an expression, so the rule is a
-		// `hide`, and plain text (a display regex may time out under load, failing the workflow's load);
-		// an expression, or a private https address, is judged at run time, with a warning when Little Pay
-		// is the gateway.
+		// Shown for a typed http:// address or an https IP address (callbackUrlNoticeHides says why);
+		// an expression, or a private name, is judged at run time, with a warning when Little Pay is the
+		// gateway.
 		displayOptions: {
-			hide: {
-				waitForPayment: ['pause'],
-				callbackUrl: ['', { _cnd: { startsWith: '=' } }, { _cnd: { startsWith: 'https://' } }],
-			},
+			hide: { waitForPayment: ['pause'], callbackUrl: callbackUrlNoticeHides() },
 		},
 	},
 	{

@@ -148,8 +148,22 @@ export function validateKey(
 	field = 'Key',
 	fix = 'Use 8-12 letters and digits, e.g. order12345, or leave it empty to generate one',
 ): string | InvalidValue {
-	if (!/^[A-Za-z0-9]{1,64}$/.test(value)) {
-		return invalid(field, 'must contain only letters and digits (no - / * + or spaces)', fix);
+	// Say what this key has that Little Pay refuses: the characters themselves, or its length.
+	const others = [...new Set(value.replace(/[A-Za-z0-9]/g, ''))];
+	if (others.length > 0) {
+		const named = others.map((c) => (/\s/.test(c) ? 'a space' : `"${c}"`));
+		return invalid(
+			field,
+			`must contain only letters and digits: ${JSON.stringify(value)} has ${named.slice(0, 5).join(', ')}${named.length > 5 ? ', ...' : ''}`,
+			fix,
+		);
+	}
+	if (value.length === 0 || value.length > 64) {
+		return invalid(
+			field,
+			value.length === 0 ? 'is empty' : `is ${value.length} characters long: at most 64`,
+			fix,
+		);
 	}
 	return value;
 }

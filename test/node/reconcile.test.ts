@@ -373,6 +373,21 @@ describe('Disbursement: Reconcile never says completed for another wallet (#12)'
 		expect((await sb.received()).every((r) => r.method === 'GET')).toBe(true);
 	});
 
+	it('an expected amount the row cannot hold is a bad row, named by what is wrong with it', async () => {
+		const paid = await paidTo('254712345670');
+		const result = await reconcile([
+			{ id: paid, expectedAmount: '1,000' },
+			{ id: paid, expectedAmount: '100.5', expectedCurrency: 'UGX' },
+			{ id: paid, expectedAmount: '1000.00', expectedCurrency: 'KES' },
+		]);
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => [o.outcome, o.error ?? null])).toEqual([
+			['invalid-input', 'Row 1: Expected Amount "1,000" has a thousands comma: write 1000'],
+			['invalid-input', 'Row 2: Expected Amount "100.5" has 1 decimal: UGX has no decimals'],
+			['completed', null],
+		]);
+	});
+
 	it("with the credential's Matching Secret, Expected Contact Hash checks a masked number in full", async () => {
 		const secret = 'm4tch-secret';
 		const credentials = {

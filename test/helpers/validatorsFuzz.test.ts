@@ -104,6 +104,31 @@ describe('validators under fuzzing (from bench/reliability.ts: checks that asser
 		['Amount'],
 		(_, r) => typeof r === 'number' && Number.isFinite(r) && r > 0,
 	);
+	// Only plain decimal digits pass, read as written, with at most the currency's decimals.
+	fuzz(
+		'validateAmount_in_a_currency',
+		fc.record({
+			value: fc.oneof(
+				anyValue,
+				fc.stringMatching(/^[ +-]?[0-9.,eEx ]{0,10}$/),
+				fc.double({ min: 0, max: 1e6, noNaN: true }),
+			),
+			currency: fc.constantFrom('KES', 'UGX', 'TZS', 'RWF', 'GHS'),
+		}),
+		(v, i) => atItem(NODE, i, () => validateAmount(v.value, 'Amount', v.currency)),
+		['Amount'],
+		(v, r) => {
+			if (typeof r !== 'number' || !(r > 0)) return false;
+			const decimals = (String(r).split('.')[1] ?? '').length;
+			if (decimals > (['UGX', 'RWF'].includes(v.currency) ? 0 : 2)) return false;
+			if (typeof v.value === 'number') return r === v.value;
+			return (
+				typeof v.value === 'string' &&
+				/^\+?(\d+\.?\d*|\.\d+)$/.test(v.value.trim()) &&
+				r === Number(v.value)
+			);
+		},
+	);
 	fuzz(
 		'validateKey',
 		anyText,

@@ -285,7 +285,7 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 		[
 			'Allowed Currencies',
 			{ allowedCurrencies: 'KES' },
-			{ amount: 100, to: '254712345670', currency: 'UGX' },
+			{ amount: 100, to: '256712345670', network: 'AIRTEL', currency: 'UGX' },
 			{ field: 'allowedCurrencies', value: ['KES'] },
 			'UGX is not an allowed currency for this payout',
 		],

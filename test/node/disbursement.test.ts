@@ -251,7 +251,7 @@ describe('Disbursement: Create', () => {
 		expect(sent.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/disbursements/charges']);
 
 		const tooBig = await run('disbursement-create.json', [
-			payout({ method: 'MTN', to: '+256712345670', amount: 600000 }),
+			payout({ method: 'MTN', to: '+256712345670', amount: 600000, currency: 'UGX' }),
 		]);
 		expect(tooBig.error?.message).toBe('Row 1: Amount 600000 is outside the MTN limits 100-500000');
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);

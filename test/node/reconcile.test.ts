@@ -6,6 +6,7 @@ import { loadFixture, runWorkflow } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 import type { NodeTestSandbox } from '../../testkit/nodeSandbox';
 import { newKey, waitFor } from '../../testkit/sandbox';
+import { contactHash } from '../../nodes/LittlePay/helpers/payerData';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 300 });
 
@@ -264,7 +265,7 @@ describe('a record that is not the row’s is never reported paid (mismatch)', (
 				{ id: paidKey, expectedAmount: 1000, expectedMethod: 'MPESA', expectedTo: '254712345670' },
 				{ id: paidKey, expectedAmount: 750, expectedTo: '254712345674' },
 				{ id: paidKey, expectedAmount: '1000', expectedTo: '0712345674' },
-				// A number Little Pay shows masked still tells the payees apart by its visible digits.
+				// A masked number (as the books hold it) proves nothing by its visible digits: unverified.
 				{ id: paidKey, expectedTo: '2547•••••670' },
 			],
 			undefined,
@@ -276,7 +277,7 @@ describe('a record that is not the row’s is never reported paid (mismatch)', (
 			['completed', true],
 			['mismatch', false],
 			['mismatch', false],
-			['completed', true],
+			['unverified', false],
 		]);
 		expect(out[1].mismatch).toEqual([
 			'amount 1000 there, 750 here',
@@ -304,5 +305,128 @@ describe('a record that is not the row’s is never reported paid (mismatch)', (
 			['not-found', false, null],
 		]);
 		expect(out[1].mismatch).toEqual(['amount 1500 there, 2500 here']);
+	});
+});
+
+describe('Disbursement: Reconcile never says completed for another wallet (#12)', () => {
+	/** The reconcile fixture with Expected Contact Hash mapped from the row too. */
+	function reconcile(items: Item[], credentials = sb.credentials) {
+		const workflow = loadFixture('disbursement-reconcile.json', {
+			ITEMS: JSON.stringify(items),
+			ON_ERROR: 'continueRegularOutput',
+		});
+		for (const node of workflow.nodes)
+			if (node.name === 'Little Pay')
+				node.parameters.expectedContactHash = "={{ $json.expectedContactHash ?? '' }}";
+		return runWorkflow(workflow, { credentials });
+	}
+
+	async function paidTo(to: string, currency = 'KES', method = 'MPESA') {
+		const key = newKey('wallet');
+		await sb.createPayout({ key, to, amount: 1000, currency, method });
+		await sb.payoutSettled(key);
+		return key;
+	}
+
+	it('a masked expected number, a national one read in the wrong country and "0" never come out completed', async () => {
+		// As in the red team's run: payouts really made to 254799999670 and 255712345670.
+		const kenyan = await paidTo('254799999670');
+		const tanzanian = await paidTo('255712345670', 'TZS');
+		await sb.received();
+		const result = await reconcile([
+			{ id: kenyan, expectedTo: '2547•••••670' },
+			{ id: tanzanian, expectedTo: '0712345670' },
+			{ id: tanzanian, expectedTo: '0712345670', expectedCurrency: 'KES' },
+			{ id: tanzanian, expectedTo: '0712345670', expectedCurrency: 'TZS' },
+			{ id: kenyan, expectedTo: '0' },
+			{ id: kenyan, expectedTo: '••••••••••••' },
+			{ id: tanzanian, expectedTo: '0712345670', expectedMethod: 'TIGOPESA' },
+		]);
+		expect(result.error).toBeUndefined();
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => o.outcome)).toEqual([
+			'unverified',
+			'unverified',
+			'mismatch',
+			'completed',
+			'mismatch',
+			'unverified',
+			// Tigo Pesa serves Tanzania only: the national number is read there; the network differs.
+			'mismatch',
+		]);
+		expect(out[0]).toMatchObject({ final: false, recordOutcome: 'completed' });
+		expect(String(out[0].nextStep)).toBe(
+			"Not proven this row's payout: do not mark the row paid until you have checked the number it went to (Little Pay's dashboard): the expected number is masked (5 of 12 digits hidden): only the visible digits could be compared, and they agree; map Expected Contact Hash (your record's contactHash) to check it in full",
+		);
+		expect(out[1].unverified).toEqual([
+			'the expected number is written nationally (0...) and no country is known to read it in, so its country code could not be compared',
+			"map Expected Contact Hash (your record's contactHash) to check it in full",
+		]);
+		// Numbers in the texts may come out masked (Payer Details): only their shape is asserted.
+		expect(out[2].mismatch).toEqual([
+			'currency TZS there, KES here',
+			expect.stringMatching(/^number 2557\S+670 there, 07\S+670 here$/),
+		]);
+		expect(out[4].mismatch).toEqual([expect.stringMatching(/^number 2547\S+670 there, 0 here$/)]);
+		expect(String(out[5].nextStep)).toMatch(/every digit is masked: nothing could be compared/);
+		expect(out[6].mismatch).toEqual(['method MPESA there, TIGOPESA here']);
+		expect((await sb.received()).every((r) => r.method === 'GET')).toBe(true);
+	});
+
+	it('an expected amount the row cannot hold is a bad row, named by what is wrong with it', async () => {
+		const paid = await paidTo('254712345670');
+		const result = await reconcile([
+			{ id: paid, expectedAmount: '1,000' },
+			{ id: paid, expectedAmount: '100.5', expectedCurrency: 'UGX' },
+			{ id: paid, expectedAmount: '1000.00', expectedCurrency: 'KES' },
+		]);
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => [o.outcome, o.error ?? null])).toEqual([
+			['invalid-input', 'Row 1: Expected Amount "1,000" has a thousands comma: write 1000'],
+			['invalid-input', 'Row 2: Expected Amount "100.5" has 1 decimal: UGX has no decimals'],
+			['completed', null],
+		]);
+	});
+
+	it("with the credential's Matching Secret, Expected Contact Hash checks a masked number in full", async () => {
+		const secret = 'm4tch-secret';
+		const credentials = {
+			...sb.credentials,
+			littlePayApiKeyApi: { ...sb.credentials.littlePayApiKeyApi, matchingSecret: secret },
+		};
+		const paid = await paidTo('254712345670');
+		const result = await reconcile(
+			[
+				// The books: the masked number and the hash Pay Out's output carried.
+				{
+					id: paid,
+					expectedTo: '2547•••••670',
+					expectedContactHash: contactHash('254712345670', secret),
+				},
+				// Another wallet with the same visible digits.
+				{
+					id: paid,
+					expectedTo: '2547•••••670',
+					expectedContactHash: contactHash('254799999670', secret),
+				},
+				{ id: paid, expectedContactHash: contactHash('254712345670', secret).toUpperCase() },
+			],
+			credentials,
+		);
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => o.outcome)).toEqual(['completed', 'mismatch', 'completed']);
+		expect(out[1].mismatch).toHaveLength(1);
+		expect(String(out[1].mismatch)).toMatch(/Expected Contact Hash does not match/);
+		// Without the secret the hash cannot be checked: said so, never completed.
+		const without = await reconcile([
+			{
+				id: paid,
+				expectedTo: '2547•••••670',
+				expectedContactHash: contactHash('254712345670', secret),
+			},
+		]);
+		const [row] = without.output('Little Pay').map((o) => o.json);
+		expect(row.outcome).toBe('unverified');
+		expect(String(row.nextStep)).toMatch(/holds no Matching Secret/);
 	});
 });

@@ -165,7 +165,7 @@ describe('Bad input fails the item before anything is sent', () => {
 			'malformed amount',
 			'router-payment-intent.json',
 			intent({ amount: '12abc' }),
-			/^Row 1: Amount must be a positive number \(got "12abc"\)/,
+			/^Row 1: Amount "12abc" has text beside the number: enter only the number/,
 		],
 		[
 			'zero amount',

@@ -283,11 +283,13 @@ export function expectedFields(thing: 'payment' | 'payout'): INodeProperties[] {
 /** The expected fields a sweep row gives, as a record would show them (empty ones left out). */
 export function readExpected(item: Item): IDataObject {
 	const expected: IDataObject = {};
-	const amount = item.param<unknown>('expectedAmount', '');
-	if (amount !== '' && amount !== null && amount !== undefined) {
-		expected.amount = item.check(() => validateAmount(amount, 'Expected Amount'));
-	}
 	const currency = String(item.param('expectedCurrency', '') ?? '').trim();
 	if (currency !== '') expected.currency = item.check(() => validateCurrency(currency));
-	return expected;
+	const amount = item.param<unknown>('expectedAmount', '');
+	if (amount !== '' && amount !== null && amount !== undefined) {
+		// With the currency's decimals when it is given: UGX 100.5 is no amount a record can hold.
+		const code = typeof expected.currency === 'string' ? expected.currency : undefined;
+		expected.amount = item.check(() => validateAmount(amount, 'Expected Amount', code));
+	}
+	return { ...(expected.amount !== undefined ? { amount: expected.amount } : {}), ...expected };
 }

@@ -17,6 +17,7 @@ export type SweepOutcome =
 	| 'failed'
 	| 'pending'
 	| 'mismatch'
+	| 'unverified'
 	| 'not-found'
 	| 'invalid-input';
 
@@ -34,6 +35,14 @@ export interface SweepAnswer {
 	differences?: string[];
 	/** The next step of a mismatch, in the words of the thing swept. */
 	mismatchStep?: string;
+	/**
+	 * What could not be compared with the merchant's row although nothing visible differs (a masked
+	 * expected number, a national one with no country): the row is unverified, never completed, since
+	 * the money may have gone to another wallet.
+	 */
+	unverified?: string[];
+	/** The next step of an unverified row, in the words of the thing swept. */
+	unverifiedStep?: string;
 }
 
 /** A sweep's Options > Concurrency: lookups are reads, 10 at once unless it says fewer. */
@@ -121,6 +130,15 @@ export async function sweepRow(
 			nextStep: `${answer.mismatchStep ?? 'Not this row’s record'}: ${answer.differences.join('; ')}`,
 		};
 		fields = { ...answer.fields, recordOutcome: answer.outcome, mismatch: answer.differences };
+	} else if (answer?.unverified?.length) {
+		// Nothing visible differs, but the record may be another wallet's: never booked as paid.
+		head = {
+			outcome: 'unverified',
+			final: false,
+			...(answer.payable !== undefined ? { payable: false } : {}),
+			nextStep: `${answer.unverifiedStep ?? 'Could not be checked against your record'}: ${answer.unverified.join('; ')}`,
+		};
+		fields = { ...answer.fields, recordOutcome: answer.outcome, unverified: answer.unverified };
 	} else if (answer) {
 		head = {
 			outcome: answer.outcome,

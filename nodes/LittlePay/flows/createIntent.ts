@@ -2,7 +2,13 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { invalid } from '../errors';
 import type { InvalidValue } from '../errors';
-import { BILLING_OPTION_NAMES, validateExpiresIn, validateUrl } from '../helpers/validation';
+import {
+	BILLING_OPTION_NAMES,
+	validateAmount,
+	validateCurrencyFor,
+	validateExpiresIn,
+	validateUrl,
+} from '../helpers/validation';
 import type { Item } from '../item';
 import { enforceLimits } from '../money/reserve';
 import { credentialData, expectSuccess, paymentStatusPath } from '../transport';
@@ -42,8 +48,13 @@ export async function createIntent(
 	network?: string,
 ): Promise<IDataObject> {
 	const { context, index: itemIndex } = item;
-	const amount = item.amount('amount');
-	const currency = item.text('currency', 'Currency', 'KES');
+	// The amount with at most its currency's decimals; a payer's wallet holds its country's currency.
+	const currency = item.currency();
+	const amount = item.check(() => validateAmount(item.param('amount'), 'Amount', currency));
+	if (payerPhone && network)
+		item.check(() =>
+			validateCurrencyFor(currency, payerPhone, network, 'Currency', 'Mobile Number'),
+		);
 	const description = item.text('description', 'Description');
 	const callbackUrl = pause
 		? resumeUrlOf(context, itemIndex)

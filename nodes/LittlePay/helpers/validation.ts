@@ -1,4 +1,6 @@
 import { invalid, InvalidValue } from '../errors';
+import { decimalsProblem, isAmountProblem, readPlainAmount } from './amounts';
+import { COUNTRIES, countryOfCallingCode } from './lists';
 
 // Pure checks of one value: each returns the value normalised, or what is wrong with it (errors.ts
 // `invalid`: the field, the problem and the fix); the item scope (item.ts) fails the item with it.
@@ -74,25 +76,70 @@ export function validateExpiresIn(value: unknown): number | InvalidValue {
 	return minutes;
 }
 
-/** Checks an amount is a positive finite number and returns it. */
-export function validateAmount(value: unknown, field = 'Amount'): number | InvalidValue {
-	const amount = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+/**
+ * Checks an amount written in plain decimal digits ("1500", "12.500" is 12.5) and returns it; any other
+ * notation ("0x3E8", "1e3", "1,500") is refused saying what is wrong with that value. With a currency,
+ * the amount has at most its decimals (KES 2, UGX none); without one, at most 2.
+ */
+export function validateAmount(
+	value: unknown,
+	field = 'Amount',
+	currency?: string,
+): number | InvalidValue {
 	// 0 is the Amount field's default: the field was left as it came, not given a wrong amount.
-	if (amount === 0 && field === 'Amount') {
+	if (value === 0 && !Object.is(value, -0) && field === 'Amount') {
 		return invalid(
 			field,
 			"is 0 (the field's default): enter the amount",
 			"Enter the amount in the currency's main unit, e.g. 1500 for KES 1,500 (not cents), or map it from your data",
 		);
 	}
-	if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0) {
+	const read = readPlainAmount(value);
+	if (isAmountProblem(read)) return invalid(field, read.problem, read.fix);
+	const shown = typeof value === 'string' ? JSON.stringify(value) : read.digits;
+	if (read.value === 0)
 		return invalid(
 			field,
-			`must be a positive number (got ${JSON.stringify(value)})`,
-			'Enter the amount in the currency unit, e.g. 1500',
+			`is 0 (got ${JSON.stringify(value)}): enter the amount`,
+			"Enter the amount in the currency's main unit, e.g. 1500 for KES 1,500",
+		);
+	const decimals = decimalsProblem(read, currency ?? 'KES', shown);
+	if (decimals) {
+		if (currency !== undefined) return invalid(field, decimals.problem, decimals.fix);
+		return invalid(
+			field,
+			`${shown} has ${read.decimals} decimals: an amount takes at most 2`,
+			decimals.fix,
 		);
 	}
-	return amount;
+	return read.value;
+}
+
+/**
+ * Checks that a currency is the one a wallet holds: the currency of the number's country (a Kenyan
+ * number on M-Pesa is paid in KES; UGX to it is refused before anything is sent).
+ */
+export function validateCurrencyFor(
+	currency: string,
+	number: string,
+	network: string,
+	field = 'Currency',
+	numberField = 'Destination Number',
+): string | InvalidValue {
+	const country = COUNTRIES.find((c) => number.startsWith(c.callingCode));
+	if (!country) {
+		return invalid(
+			numberField,
+			'is not a number of a country Little Pay serves',
+			'Type it with its country code, e.g. 254712345678',
+		);
+	}
+	if (currency === country.currency) return currency;
+	return invalid(
+		field,
+		`${currency} is not the currency of the ${numberField}'s wallet: a ${country.adjective} number (${country.callingCode}) on ${network} holds ${country.currency}`,
+		`Pick ${country.currency}, or check the number and the network if this one is for another country`,
+	);
 }
 
 /** Checks a merchant key: alphanumeric only, as Little Pay requires. */
@@ -101,8 +148,22 @@ export function validateKey(
 	field = 'Key',
 	fix = 'Use 8-12 letters and digits, e.g. order12345, or leave it empty to generate one',
 ): string | InvalidValue {
-	if (!/^[A-Za-z0-9]{1,64}$/.test(value)) {
-		return invalid(field, 'must contain only letters and digits (no - / * + or spaces)', fix);
+	// Say what this key has that Little Pay refuses: the characters themselves, or its length.
+	const others = [...new Set(value.replace(/[A-Za-z0-9]/g, ''))];
+	if (others.length > 0) {
+		const named = others.map((c) => (/\s/.test(c) ? 'a space' : `"${c}"`));
+		return invalid(
+			field,
+			`must contain only letters and digits: ${JSON.stringify(value)} has ${named.slice(0, 5).join(', ')}${named.length > 5 ? ', ...' : ''}`,
+			fix,
+		);
+	}
+	if (value.length === 0 || value.length > 64) {
+		return invalid(
+			field,
+			value.length === 0 ? 'is empty' : `is ${value.length} characters long: at most 64`,
+			fix,
+		);
 	}
 	return value;
 }
@@ -175,6 +236,16 @@ export function normalizeMobileNumber(
 		if (!code)
 			return invalid('Country', `is not supported (got ${country})`, 'Pick the payer country');
 		digits = code + digits.slice(1);
+		// A national number is read in the Country field's country: say so, it is what is wrong.
+		const read = countryOfCallingCode(code);
+		if (read && !countryCodes.includes(code)) {
+			const served = countryCodes.map((c) => countryOfCallingCode(c)?.name ?? c);
+			return invalid(
+				field,
+				`is read as a ${read.adjective} number (Country ${country}), and ${valid} serves only ${served.slice(0, -1).join(', ')}${served.length > 1 ? ' and ' : ''}${served[served.length - 1]}`,
+				"Set Country to the number's own country, or type it with its country code (+254...)",
+			);
+		}
 	}
 	const code = countryCodes.find((c) => digits.startsWith(c));
 	if (!code) {
@@ -194,26 +265,6 @@ export function normalizeMobileNumber(
 	return digits;
 }
 
-/**
- * Whether two mobile numbers are the same wallet: digits compared with the country code, a leading "+"
- * or spaces ignored, a national number (0...) compared without the country code, and a digit Little Pay
- * shows masked (•, *, X) matching any digit, so a masked record can still be told from another payee.
- */
-export function sameNumber(a: string, b: string): boolean {
-	const clean = (n: string) => n.replace(/[\s()+.-]/g, '');
-	let x = clean(a);
-	let y = clean(b);
-	// A national number (0712...) is the international one without its country code.
-	if (x.length !== y.length) {
-		const [short, long] = x.length < y.length ? [x, y] : [y, x];
-		if (!short.startsWith('0')) return false;
-		x = short.slice(1);
-		y = long.slice(long.length - x.length);
-	}
-	const masked = /[•*xX]/;
-	for (let i = 0; i < x.length; i++) {
-		if (masked.test(x[i]) || masked.test(y[i])) continue;
-		if (x[i] !== y[i]) return false;
-	}
-	return true;
-}
+// Whether a payout went to the expected wallet is helpers/numbers.ts; Pay Out's duplicate check reads it here.
+export { compareNumbers, sameNumber } from './numbers';
+export type { NumberMatch } from './numbers';

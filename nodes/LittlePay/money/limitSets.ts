@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 
 import { itemError, refuseMove } from '../errors';
 import type { AppliedLimit } from '../errors';
+import { fromMinorUnits, toMinorUnits } from '../helpers/amounts';
 import { credentialData } from '../transport';
 import { CREDENTIAL_MAX_BY_KIND, format, labelOf, LIMITS } from './limits';
 import type { Checked, Limit, Refuse } from './limits';
@@ -161,8 +162,10 @@ export function checkLimits(
 /** Refuses a refund above what is still refundable on the payment (paid less refunded). */
 export function checkRefundable(node: INode, itemIndex: number, move: MoneyMove): void {
 	if (move.kind !== 'refund' || move.refundable === undefined) return;
-	if (move.amount > move.refundable) {
-		const left = Math.max(0, move.refundable);
+	// In minor units: 1000 paid less 999.9 refunded leaves 0.1, not 0.10000000000002274.
+	const refundable = toMinorUnits(move.refundable, move.currency);
+	if (toMinorUnits(move.amount, move.currency) > refundable) {
+		const left = fromMinorUnits(Math.max(0, refundable), move.currency);
 		refuseMove(
 			node,
 			itemIndex,

@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { MoneyMove, MoveKind, LimitSource, SpentSoFar } from './moves';
-import { NETWORK_AND_CARD_OPTIONS } from '../helpers/lists';
+import { fromMinorUnits, toMinorUnits } from '../helpers/amounts';
+import { decimalsOf, NETWORK_AND_CARD_OPTIONS } from '../helpers/lists';
 
 // Every spending limit, named once (LIMITS): its panel field, how a stored value is read, what the tool
 // description says of it and the check of a move against it. Reading a source's limits and checking a
@@ -40,7 +41,7 @@ export interface Limit {
 }
 
 export const format = (amount: number, currency: string) =>
-	`${currency} ${amount.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
+	`${currency} ${amount.toLocaleString('en-US', { maximumFractionDigits: decimalsOf(currency) })}`;
 
 const amountField = (description: string, precision = 2): Limit['field'] => ({
 	type: 'number',
@@ -60,12 +61,16 @@ function periodChecks(period: keyof SpentSoFar, words: string) {
 			);
 	};
 	const total: Limit['check'] = (max, { move, spent, on }, refuse) => {
-		const already = spent[period].totals[move.currency.toUpperCase()] ?? 0;
-		const cap = max as number;
-		if (already + move.amount > cap)
+		// In minor units: ten payouts of 100.10 add up to exactly 1001, not 1001.0000000000001.
+		const currency = move.currency;
+		const already = toMinorUnits(spent[period].totals[currency.toUpperCase()] ?? 0, currency);
+		const amount = toMinorUnits(move.amount, currency);
+		const cap = toMinorUnits(max as number, currency);
+		const main = (minor: number) => format(fromMinorUnits(minor, currency), currency);
+		if (already + amount > cap)
 			refuse(
-				`${format(move.amount, move.currency)} would bring the total of ${words} to ${format(already + move.amount, move.currency)}, above the maximum of ${format(cap, move.currency)} (set on ${on}; ${format(already, move.currency)} already moved)`,
-				`At most ${format(Math.max(0, cap - already), move.currency)} more can be moved in ${words}`,
+				`${main(amount)} would bring the total of ${words} to ${main(already + amount)}, above the maximum of ${main(cap)} (set on ${on}; ${main(already)} already moved)`,
+				`At most ${main(Math.max(0, cap - already))} more can be moved in ${words}`,
 			);
 	};
 	return { count, total };
@@ -94,7 +99,7 @@ export const LIMITS: Limit[] = [
 		checkedAt: 3,
 		check: (max, { move, on, word }, refuse) => {
 			const cap = max as number;
-			if (move.amount > cap)
+			if (toMinorUnits(move.amount, move.currency) > toMinorUnits(cap, move.currency))
 				refuse(
 					`${format(move.amount, move.currency)} is above the maximum of ${format(cap, move.currency)} per ${word} (set on ${on})`,
 					`Ask for ${format(cap, move.currency)} or less, or have a person make this ${word}`,

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { validateAmount, validateCurrencyFor } from '../../helpers/validation';
 import type { MobileNetwork } from '../../helpers/validation';
 import type { Item } from '../../item';
 import {
@@ -113,12 +114,17 @@ export interface PayoutRequest {
 	to: string;
 }
 
-/** Reads and validates one item's payout (network, amount, currency, number). */
+/**
+ * Reads and validates one item's payout (network, amount, currency, number): the amount in plain
+ * digits with at most the currency's decimals, and the currency the one the number's wallet holds.
+ */
 export function readPayoutRequest(item: Item): PayoutRequest {
 	const method = item.network('method');
-	const amount = item.amount('amount');
+	const given = item.param('amount');
 	const currency = item.currency();
+	const amount = item.check(() => validateAmount(given, 'Amount', currency));
 	const to = item.phone('to', 'Destination Number', method);
+	item.check(() => validateCurrencyFor(currency, to, method));
 	return { method, amount, currency, to };
 }
 

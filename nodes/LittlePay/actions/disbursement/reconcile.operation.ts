@@ -14,7 +14,11 @@ import { sweepConcurrency, sweepOptions, sweepRow } from '../sweep';
 import { payoutIdField, readPayoutId } from './fields';
 import type { Item } from '../../item';
 import { differingFields } from '../../money/once';
-import { sameNumber } from '../../helpers/validation';
+import { COUNTRIES, countryOfCallingCode } from '../../helpers/lists';
+import { contactHash } from '../../helpers/payerData';
+import { compareNumbers, NETWORK_COUNTRY_CODES } from '../../helpers/validation';
+import type { MobileNetwork, NumberMatch } from '../../helpers/validation';
+import { payerSettings } from '../../transport';
 
 const rowKey: RowKey = { parameter: 'disbursementId', field: 'key' };
 
@@ -30,7 +34,7 @@ export const meta: OperationMeta = {
 export const description: INodeProperties[] = showFor('disbursement', 'reconcile', [
 	{
 		...payoutIdField,
-		hint: 'One item per payout your records still show open, e.g. {{ $json.key }} of a Data Table row. Act on outcome: completed (paid, fee known), failed (nobody was paid), pending (leave open), mismatch (not this row’s payout), not-found (check the key)',
+		hint: 'One item per payout your records still show open, e.g. {{ $json.key }} of a Data Table row. Act on outcome: completed (paid, fee known), failed (nobody was paid), pending (leave open), mismatch (not this row’s payout), unverified (the number could not be checked: see nextStep), not-found (check the key)',
 	},
 	...expectedFields('payout'),
 	{
@@ -49,22 +53,79 @@ export const description: INodeProperties[] = showFor('disbursement', 'reconcile
 		default: '',
 		placeholder: 'e.g. {{ $json.phone }}',
 		description:
-			'The number your record says was paid, with its country code; another number comes out as mismatch. A number Little Pay shows masked is compared on its visible digits.',
+			'The number your record says was paid, with its country code; another number comes out as mismatch. A masked number (2547•••••670), or a national one (0712...) with no Expected Currency to read it in, comes out as unverified, never completed, unless Expected Contact Hash proves it.',
+	},
+	{
+		displayName: 'Expected Contact Hash',
+		name: 'expectedContactHash',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. {{ $json.contactHash }}',
+		description:
+			"The contactHash your record kept of the payee (Pay Out's output, with the credential's Matching Secret): checks the number in full when your record holds it masked",
 	},
 	optionsCollection(sweepOptions('payouts', CONCURRENCY)),
 ]);
 
-/** Where Little Pay's record of a payout differs from what the merchant's row expects. */
-function differencesFrom(item: Item, record: IDataObject): string[] {
+/** What a payout record shows against the merchant's row: what differs, and what could not be compared. */
+interface Checked {
+	differences: string[];
+	unverified: string[];
+}
+
+/**
+ * The country a national expected number is read in: the Expected Currency's (KES: Kenya), else the
+ * Expected Network's when it serves one country. Never the record's own: it is what is being checked.
+ */
+function countryOfRow(expected: IDataObject, method: string): string | undefined {
+	const currency = typeof expected.currency === 'string' ? expected.currency : '';
+	const byCurrency = COUNTRIES.find((country) => country.currency === currency);
+	if (byCurrency) return byCurrency.code;
+	const codes = NETWORK_COUNTRY_CODES[method as MobileNetwork];
+	return codes?.length === 1 ? countryOfCallingCode(codes[0])?.code : undefined;
+}
+
+/** Where Little Pay's record of a payout differs from what the merchant's row expects, and what it could not check. */
+async function checkAgainstRow(item: Item, record: IDataObject): Promise<Checked> {
 	const expected = readExpected(item);
 	const method = item.param<string>('expectedMethod', '');
 	if (method !== '') expected.method = method;
 	const to = String(item.param('expectedTo', '') ?? '').trim();
+	const hash = String(item.param('expectedContactHash', '') ?? '')
+		.trim()
+		.toLowerCase();
 	const differences = differingFields(expected, record);
+	const unverified: string[] = [];
 	const theirs = textOf(record.to ?? (record.details as IDataObject | undefined)?.to);
-	if (to !== '' && theirs !== '' && !sameNumber(theirs, to))
-		differences.push(`number ${theirs} there, ${to} here`);
-	return differences;
+	if (to === '' && hash === '') return { differences, unverified };
+	if (theirs === '') {
+		unverified.push('the record shows no number, so the destination could not be compared');
+		return { differences, unverified };
+	}
+	const match: NumberMatch =
+		to === ''
+			? { verdict: 'unverified', reason: '' }
+			: compareNumbers(to, theirs, countryOfRow(expected, method));
+	if (match.verdict === 'different') differences.push(`number ${theirs} there, ${to} here`);
+	if (match.verdict !== 'unverified') return { differences, unverified };
+	// Only a keyed hash of the full number tells a masked one apart: visible digits never do.
+	const secret = hash === '' ? '' : (await payerSettings(item.context, item.index)).secret;
+	if (hash !== '' && secret !== '' && /^\d{9,15}$/.test(theirs.replace(/^\+/, ''))) {
+		if (contactHash(theirs, secret) !== hash)
+			differences.push(
+				`number ${theirs} there, another here (Expected Contact Hash does not match)`,
+			);
+		return { differences, unverified };
+	}
+	if (match.reason !== '') unverified.push(match.reason);
+	if (hash !== '' && secret === '')
+		unverified.push(
+			"Expected Contact Hash is given, but the API key credential holds no Matching Secret to hash the record's number with",
+		);
+	else if (hash !== '')
+		unverified.push("the record's number is masked, so Expected Contact Hash could not be checked");
+	else unverified.push("map Expected Contact Hash (your record's contactHash) to check it in full");
+	return { differences, unverified };
 }
 
 function textOf(value: unknown): string {
@@ -86,9 +147,13 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	return await sweepRow(this, item.index, rowKey, async () => {
 		const record = await getPayoutRecord(this, item.index, readPayoutId(item));
 		const outcome = outcomeOfRecord(record.status);
+		const { differences, unverified } = await checkAgainstRow(item, record);
 		return {
 			outcome,
-			differences: differencesFrom(item, record),
+			differences,
+			unverified,
+			unverifiedStep:
+				"Not proven this row's payout: do not mark the row paid until you have checked the number it went to (Little Pay's dashboard)",
 			mismatchStep:
 				"Not this row's payout, whatever its status: do not mark the row paid; check its key (an ID copied from another row?) and pay it under its own key",
 			nextStep: NEXT_STEP[outcome],

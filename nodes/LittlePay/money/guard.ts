@@ -38,8 +38,7 @@ const KIND_VERB: Record<MoveKind, string> = {
 function limitNamed(limit: AppliedLimit | null): IDataObject | null {
 	if (limit === null) return null;
 	if (limit.field !== 'allowedRecipients') return { ...limit } as IDataObject;
-	const { value: _numbers, ...rule } = limit;
-	return rule as IDataObject;
+	return { field: limit.field, label: limit.label, setOn: limit.setOn };
 }
 
 /** What the agent gets instead of a crash: it can tell the user, and nothing was sent. */

@@ -131,17 +131,24 @@ function kindOf(name: string | undefined, parent: string | undefined): FieldKind
 interface Pass {
 	mode: PayerDetails;
 	cards: CardValues[];
-	/** Known numbers (from number fields) in any writing, and surnames: found in every text too. */
-	knownNumbers: RegExp | undefined;
-	knownNames: RegExp | undefined;
+	/** Numbers held in number fields (their last nine digits): found in every text in any writing. */
+	knownNumbers: Set<string>;
+	/** Surnames (and, omitted, first names) held in name fields, in lower case: found in every text. */
+	knownNames: Set<string>;
 }
 
-// Beyond this many known values a pass relies on the patterns alone: a payroll summary would otherwise
-// build a regular expression of thousands of numbers for each of its thousands of texts.
-const MAX_KNOWN = 20;
+// A run of digits in any writing (spaces, brackets, dots, slashes, dashes between them), checked
+// against the known numbers by its digits: one pattern for every output, however many numbers a
+// payroll holds, where a pattern per number would be compiled for each row.
+const DIGIT_SPAN = /(?<![A-Za-z0-9])[+(]?\d(?:[ ()./-]{0,3}\d){8,}(?![A-Za-z0-9])/g;
+const WORD = /[\p{L}][\p{L}'-]*/gu;
 
-function escapeRegExp(text: string): string {
-	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Whether a run of digits holds a known number (the last nine digits of one, anywhere in it). */
+function holdsKnown(span: string, known: Set<string>): boolean {
+	const digits = span.replace(/\D/g, '');
+	for (let at = 0; at + 9 <= digits.length; at++)
+		if (known.has(digits.slice(at, at + 9))) return true;
+	return false;
 }
 
 // What n8n-core stores of an error is `{...error, message, stack}`: every own field. These describe
@@ -198,28 +205,12 @@ function collectKnown(
 }
 
 function newPass(mode: PayerDetails, cards: CardValues[], sources: unknown[]): Pass {
-	const numbers = new Set<string>();
+	const knownNumbers = new Set<string>();
 	const names = new Set<string>();
-	if (mode !== 'full') for (const source of sources) collectKnown(source, mode, numbers, names);
-	const anyWriting = (digits: string) =>
-		String.raw`(?<![A-Za-z0-9])(?:\+?\(?\d{1,3}\)?[ ()./-]{0,3}|0[ ()./-]{0,3}|\(0?)?` +
-		digits.split('').join('[ ()./-]{0,3}') +
-		'(?![A-Za-z0-9])';
-	return {
-		mode,
-		cards,
-		knownNumbers:
-			numbers.size > 0 && numbers.size <= MAX_KNOWN
-				? new RegExp([...numbers].map(anyWriting).join('|'), 'g')
-				: undefined,
-		knownNames:
-			names.size > 0 && names.size <= MAX_KNOWN
-				? new RegExp(
-						`(?<![\\p{L}\\p{N}])(?:${[...names].map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}])`,
-						'giu',
-					)
-				: undefined,
-	};
+	if (mode !== 'full')
+		for (const source of sources) collectKnown(source, mode, knownNumbers, names);
+	const knownNames = new Set([...names].map((name) => name.toLowerCase()));
+	return { mode, cards, knownNumbers, knownNames };
 }
 
 /** Text without the card values of the run nor any that look like one. */
@@ -252,8 +243,12 @@ function protectText(text: string, pass: Pass): string {
 	let out = carded.replace(EMAIL_IN_TEXT, (email) =>
 		pass.mode === 'masked' ? maskEmail(email) : HIDDEN,
 	);
-	if (pass.knownNumbers) out = out.replace(pass.knownNumbers, numberOut);
-	if (pass.knownNames) out = out.replace(pass.knownNames, HIDDEN);
+	if (pass.knownNumbers.size > 0)
+		out = out.replace(DIGIT_SPAN, (span) =>
+			holdsKnown(span, pass.knownNumbers) ? numberOut(span) : span,
+		);
+	if (pass.knownNames.size > 0)
+		out = out.replace(WORD, (word) => (pass.knownNames.has(word.toLowerCase()) ? HIDDEN : word));
 	return out.replace(NUMBER_IN_TEXT, (match) => (phoneLike(match) ? numberOut(match) : match));
 }
 

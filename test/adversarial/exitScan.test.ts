@@ -154,6 +154,21 @@ describe('everything the node emits leaves through one exit (Payer Details: Mask
 		expect(String(stopped.error?.description)).toMatch(/Row 2 .*2547•••••670 is not on the list/);
 	});
 
+	it('Payer Details Omitted: not even the masked digits of the number in items, error items or the stopped run', async () => {
+		const omitted = { payerDetails: 'omitted', allowedRecipients: '254710000010' };
+		const items = await payoutRun(
+			[row('+254 (712) 345 670', { amount: 'twelve' }), row(712345670, { checkOnly: true })],
+			'continueRegularOutput',
+			{ payerDetails: 'omitted' },
+		);
+		const stopped = await payoutRun([row('254710000010'), row(PAYEE)], 'stopWorkflow', omitted);
+		expect(stopped.error?.message).toMatch(/Nothing was paid/);
+		for (const text of [kept(items), kept(stopped)]) {
+			expect(leaksIn(text)).toEqual([]);
+			expect(text).not.toMatch(/2547•|7••|•670/);
+		}
+	});
+
 	it("Reconcile: the mismatch and the echo of the row (surname, e-mail, phone) are masked (#6, #22, the editor's #7)", async () => {
 		const key = newKey('exitrec');
 		const paid = await payoutRun([row(PAYEE, { key })], 'stopWorkflow');

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-work
 
 // Every error the node raises is made here: bad input (an item, before anything is sent), a gateway
 // refusal, an outcome that is unknown, a cancelled run. Messages name the item; descriptions say how
-// to fix it; card numbers never leave in either.
+// to fix it; the router's exit (flows/output.ts) masks payer details and card values in all of it.
 
 /**
  * How a message names an item: "Row 42", counted from 1 as a person counts rows. The error leaves out
@@ -95,14 +95,6 @@ const HINTS: Record<number, string> = {
 	429: 'Little Pay is rate limiting; wait and try again',
 };
 
-/** Masks any run of 12-19 digits (a card number, possibly spaced) down to its last four. */
-export function redactCardNumbers(text: string): string {
-	return text.replace(
-		/\d(?:[ -]?\d){11,18}/g,
-		(match) => `**** ${match.replace(/\D/g, '').slice(-4)}`,
-	);
-}
-
 /**
  * For 401 and 403: which credential Little Pay refused, by the name the editor shows, and where the
  * values come from, as the credential test says it.
@@ -141,8 +133,9 @@ export function throwGatewayError(
 		typeof response.data.message === 'string'
 			? response.data.message
 			: `HTTP ${response.statusCode}`;
-	// After a card request only the redacted message and code leave the node, never the raw answer.
-	const message = cardData ? redactCardNumbers(raw) : raw;
+	// After a card request only the gateway's message and code are kept, never the raw answer; the
+	// node's exit (flows/output.ts) removes card values and payer details from all of it.
+	const message = raw;
 	const body = cardData
 		? ({ message, code: response.data.code ?? null } as JsonObject)
 		: (response.data as JsonObject);

@@ -6,9 +6,9 @@ import {
 	cardBrand,
 	maskCardNumber,
 	passesLuhn,
+	scrubCardValues,
 	validateCard,
 } from '../../nodes/LittlePay/helpers/card';
-import { redactCardNumbers } from '../../nodes/LittlePay/errors';
 
 const node = {
 	name: 'Little Pay',
@@ -79,10 +79,23 @@ describe('card display helpers', () => {
 		expect(maskCardNumber('5200000000002151')).toBe('************2151');
 	});
 
-	it('redacts card numbers, spaced or not, from gateway messages but keeps short numbers', () => {
-		expect(redactCardNumbers('card 4111 1111 1111 1111 declined for order 12345')).toBe(
-			'card **** 1111 declined for order 12345',
+	it('scrubs card numbers in any writing from gateway messages but keeps short numbers', () => {
+		expect(scrubCardValues('card 4111 1111 1111 1111 declined for order 12345')).toBe(
+			'card •••• 1111 declined for order 12345',
 		);
-		expect(redactCardNumbers('bad cc_number 5200000000002151')).toBe('bad cc_number **** 2151');
+		expect(scrubCardValues('bad cc_number 5200000000002151')).toBe('bad cc_number •••• 2151');
+		// Security review L1: dots, and the CVV and expiry named as such.
+		expect(scrubCardValues('cc_number 4111.1111.1111.1111 / cc_cvv 737 / cc_exp 01/39')).toBe(
+			'cc_number •••• 1111 / cc_cvv ••• / cc_exp ••/••',
+		);
+		// A 13-digit timestamp or a key's digits fail Luhn: left as they are.
+		expect(scrubCardValues('got 1795766331036')).toBe('got 1795766331036');
+	});
+
+	it('scrubs the exact card values a run handled, however the gateway writes them back', () => {
+		const card = { number: '4111111111111111', cvv: '737', expiry: '01/39' };
+		expect(scrubCardValues('4111/1111/1111/1111 cvv=737 valid 1/2039 and 39-01', card)).toBe(
+			'••• cvv=••• valid ••• and •••',
+		);
 	});
 });

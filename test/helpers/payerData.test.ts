@@ -2,15 +2,19 @@
 import {
 	contactHash,
 	contactOf,
-	firstNameOf,
-	maskEmail,
-	maskNumber,
 	payerDetailsOf,
-	protectPayerData,
+	protectOutput,
 	protectRow,
-	protectText,
 } from '../../nodes/LittlePay/helpers/payerData';
+import type { PayerDetails } from '../../nodes/LittlePay/helpers/payerData';
 import { createHmac } from 'node:crypto';
+
+const protectPayerData = <T>(value: T, mode: PayerDetails): T =>
+	protectOutput(value, { mode, secret: '' });
+const protectText = (text: string, mode: PayerDetails): string => protectPayerData(text, mode);
+const maskNumber = (value: string) => protectPayerData({ to: value }, 'masked').to;
+const maskEmail = (value: string) => protectPayerData({ email: value }, 'masked').email;
+const firstNameOf = (value: string) => protectPayerData({ firstName: value }, 'masked').firstName;
 
 describe('masking one value', () => {
 	it('numbers keep their first four and last three digits', () => {
@@ -21,7 +25,8 @@ describe('masking one value', () => {
 	});
 	it('e-mails keep the first letter and the domain; names the first name', () => {
 		expect(maskEmail('amina.otieno@example.com')).toBe('a•••@example.com');
-		expect(maskEmail('not-an-email')).toBe('•••');
+		// Not an e-mail: treated as text.
+		expect(maskEmail('not-an-email')).toBe('not-an-email');
 		expect(firstNameOf('Amina Wanjiru Otieno')).toBe('Amina');
 	});
 	it('a credential without the setting (saved before it existed) reads as masked', () => {
@@ -97,8 +102,8 @@ describe('protectPayerData', () => {
 			'COMPLETED',
 		]);
 	});
-	it('full: the same object, and the input is never changed', () => {
-		expect(protectPayerData(statusRecord, 'full')).toBe(statusRecord);
+	it('full: the same values, and the input is never changed', () => {
+		expect(protectPayerData(statusRecord, 'full')).toEqual(statusRecord);
 		protectPayerData(statusRecord, 'masked');
 		expect(statusRecord.payload.billingAddress.phoneNumber).toBe('+254712345670');
 	});
@@ -159,5 +164,149 @@ describe('contactHash: matching a payer without the number', () => {
 			to: null,
 			contactHash: out.contactHash,
 		});
+	});
+});
+
+// The red team's findings on the exit (issue 49 point 3, issue 50 point 4): #6, #9, #11, #22, and the
+// editor review's surname in Reconcile's echo of the row.
+describe('protectOutput: the one exit', () => {
+	const masked = { mode: 'masked' as const, secret: '' };
+
+	it.each([
+		['to +254-712-345-678 here', 'to +254-7••-•••-678 here'],
+		['to (0712) 345678 here', 'to (0712) •••678 here'],
+		['call 0712-345-678', 'call 0712-•••-678'],
+		['to 254  712 345 678', 'to 254  7•• ••• 678'],
+		['to +254 (712) 345 678', 'to +254 (7••) ••• 678'],
+		['to 712345678', 'to 712•••678'],
+		['to 254 712 345 678.', 'to 254 7•• ••• 678.'],
+	])('finds a number written as %j (#11)', (text, expected) => {
+		expect(protectOutput(text, masked)).toBe(expected);
+	});
+
+	it('leaves dates, times, ranges and timestamps alone', () => {
+		for (const text of [
+			'at 2026-11-27 15:53:06',
+			'limits 100-500000',
+			'got 1795766331036',
+			'2026-11-27T08:00:00.000Z',
+		])
+			expect(protectOutput(text, masked)).toBe(text);
+	});
+
+	it('masks a number value (a number column) and strings inside arrays (#6, #9)', () => {
+		expect(
+			protectOutput(
+				{
+					to: 254798765430,
+					refusedRows: [{ row: 2, amount: 'twelve', to: 254798765430 }],
+					phone: 712345678,
+					mismatch: ['number 254799999670 there, 254712345670 here'],
+					amount: 254712345670,
+				},
+				masked,
+			),
+		).toEqual({
+			to: '2547•••••430',
+			refusedRows: [{ row: 2, amount: 'twelve', to: '2547•••••430' }],
+			phone: '712•••678',
+			mismatch: ['number 2547•••••670 there, 2547•••••670 (another number) here'],
+			// An amount is never a phone number.
+			amount: 254712345670,
+		});
+		expect(protectOutput({ to: 254798765430 }, { mode: 'omitted', secret: '' })).toEqual({
+			to: null,
+		});
+	});
+
+	it('masking is idempotent: a masked value or text stays as it is (#22)', () => {
+		const once = protectOutput(
+			{
+				expectedTo: '254712345670',
+				nextStep: 'number 254799999670 there, 254712345670 here',
+				email: 'amina@example.com',
+			},
+			masked,
+		);
+		expect(protectOutput(once, masked)).toEqual(once);
+		// The echo of an expectedTo the books already hold masked.
+		expect(protectOutput({ expectedTo: '2547•••••670' }, masked)).toEqual({
+			expectedTo: '2547•••••670',
+		});
+		expect(protectOutput({ to: '07XX XXX 670' }, masked)).toEqual({ to: '07XX XXX 670' });
+	});
+
+	it('two different numbers that mask alike are told apart; one number in two writings is not', () => {
+		expect(protectOutput('254799999670 there, 254712345670 here, 254711111670 too', masked)).toBe(
+			'2547•••••670 there, 2547•••••670 (another number) here, 2547•••••670 (another number, 3) too',
+		);
+		expect(protectOutput('+254 712 345 670 and 0712345670', masked)).toBe(
+			'+254 7•• ••• 670 and 0712•••670',
+		);
+	});
+
+	it('names: a Name column keeps the first name, a surname field goes, and both leave every text', () => {
+		const row = {
+			name: 'Achieng Macharia',
+			lastName: 'Otieno',
+			note: 'Macharia asked; Otieno too',
+			networks: [{ id: 'AIRTEL', name: 'Airtel Money' }],
+		};
+		expect(protectOutput(row, masked)).toEqual({
+			name: 'Achieng',
+			lastName: null,
+			note: '••• asked; ••• too',
+			networks: [{ id: 'AIRTEL', name: 'Airtel Money' }],
+		});
+		// The surname of the input row the output answers is found in the output's texts too.
+		expect(
+			protectOutput({ nextStep: 'Paid Achieng Macharia' }, masked, { input: { name: row.name } }),
+		).toEqual({ nextStep: 'Paid Achieng •••' });
+	});
+
+	it('a number in any writing is found when the output or its input names it (dots too)', () => {
+		expect(
+			protectOutput({ to: '254712345670', message: 'sent to 254.712.345.670' }, masked).message,
+		).toBe('sent to 254.7••.•••.670');
+	});
+
+	it('an error is protected where it stands: message, stack, description, messages, errorResponse, cause', () => {
+		const cause = new Error('Recipient 254798765430 is not registered');
+		const error = new Error('Little Pay: Recipient 254798765430 is not registered', { cause });
+		Object.assign(error, {
+			description: 'Check 254798765430',
+			messages: ['Recipient 254798765430 (JOHN KAMAU MWANGI) is not registered'],
+			errorResponse: {
+				message: 'Recipient 254798765430 (JOHN KAMAU MWANGI)',
+				details: { to: '254798765430', name: 'JOHN KAMAU MWANGI' },
+			},
+			node: { name: 'Little Pay Payroll' },
+		});
+		expect(protectOutput(error, masked)).toBe(error);
+		const stored = JSON.stringify({ ...error, message: error.message, stack: error.stack });
+		expect(stored).not.toMatch(/254798765430|KAMAU|MWANGI/);
+		expect(stored).toContain('2547•••••430');
+		expect(String(cause.stack)).not.toContain('254798765430');
+		// The node's own name is n8n's, never a payer's.
+		expect((error as unknown as { node: { name: string } }).node.name).toBe('Little Pay Payroll');
+	});
+
+	it('card values leave every text whatever the setting: any separators, the CVV, the expiry', () => {
+		const card = { number: '4111 1111 1111 1111', cvv: '737', expiry: '01/39' };
+		const echo = 'cc_number 4111.1111.1111.1111 / cc_cvv 737 / cc_exp 01/39 / 4111-1111-1111-1111';
+		for (const mode of ['full', 'masked', 'omitted'] as const) {
+			const out = protectOutput(
+				{ message: echo, raw: '737 01/2039' },
+				{ mode, secret: '' },
+				{
+					cards: [card],
+				},
+			);
+			expect(JSON.stringify(out)).not.toMatch(/4111.?1111.?1111.?1111|737|01\/39|01\/2039/);
+		}
+		// Without knowing the card: any Luhn-valid 13-19 digit run, a named CVV and expiry.
+		expect(protectOutput('card 5200_0000_0000_2151 cvc: 123 expiry 1/2039', masked)).toBe(
+			'card •••• 2151 cvc: ••• expiry ••/••',
+		);
 	});
 });

@@ -271,7 +271,8 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 			'Allowed Recipients (a number and a pattern)',
 			{ allowedRecipients: '+254 712 345 670, 2547999*' },
 			{ amount: 100, to: '254712345680' },
-			{ field: 'allowedRecipients', value: ['254712345670', '2547999*'] },
+			// The rule, never the list: the model would learn every allowed payee's number (#10).
+			{ field: 'allowedRecipients', label: 'Allowed Recipients', setOn: 'node' },
 			// The refusal, an output like any other, masks the number it names.
 			'2547•••••680 is not on the list of recipients this payout may go to',
 		],
@@ -295,6 +296,7 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 		expect(result.error).toBeUndefined();
 		const [out] = outputs(result);
 		expect(out).toMatchObject({ refused: true, sent: false, limit });
+		if (limit.field === 'allowedRecipients') expect(out.limit).not.toHaveProperty('value');
 		expect(String(out.reason)).toContain(reason);
 		expect(await moneyRequests()).toEqual([]);
 		expect(await newPayouts(before)).toEqual([]);

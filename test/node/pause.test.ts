@@ -187,6 +187,20 @@ describe('Pause Until Little Pay Calls Back', () => {
 		expect(await sb.received()).toEqual([]);
 	});
 
+	it('the item n8n keeps while waiting, and passes on at the timeout, is masked like any output (red team #7)', async () => {
+		const run = await runWorkflow(pausingWorkflow([order()]), { credentials: sb.credentials });
+		expect(pausedItem(run)).toMatchObject({ mobile: '2547•••••673', gateway: 'sandbox' });
+		const resumed = await runWorkflow(pausingWorkflow([order()]), {
+			credentials: sb.credentials,
+			resumeOf: run,
+		});
+		expect(resumed.output('Little Pay')[0].json).toMatchObject({
+			mobile: '2547•••••673',
+			timedOut: true,
+		});
+		expect(JSON.stringify(run.run.data.executionData)).not.toContain('254712345673');
+	});
+
 	it('refuses a second item before sending anything: an execution resumes once', async () => {
 		const run = await runWorkflow(pausingWorkflow([order(), order()]), {
 			credentials: sb.credentials,

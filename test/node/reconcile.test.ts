@@ -281,13 +281,14 @@ describe('a record that is not the row’s is never reported paid (mismatch)', (
 		]);
 		expect(out[1].mismatch).toEqual([
 			'amount 1000 there, 750 here',
-			'number 254712345670 there, 254712345674 here',
+			// Masked by the credential's Payer Details like every output (red team #6).
+			'number 2547•••••670 there, 2547•••••674 here',
 		]);
 		expect(out[1]).toMatchObject({ recordOutcome: 'completed', key: paidKey });
 		expect(String(out[1].nextStep)).toMatch(
 			/^Not this row's payout, whatever its status: do not mark the row paid/,
 		);
-		expect(out[2].mismatch).toEqual(['number 254712345670 there, 0712345674 here']);
+		expect(out[2].mismatch).toEqual(['number 2547•••••670 there, 0712•••674 here']);
 		expect((await sb.received()).every((r) => r.method === 'GET')).toBe(true);
 	});
 

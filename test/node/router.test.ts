@@ -433,3 +433,25 @@ describe('A create whose answer was lost is resolved by lookup', () => {
 		expect((await sb.status(existing.key)).attempts).toHaveLength(1);
 	});
 });
+
+describe('the exit the router opens', () => {
+	it('every execution hint passes through it, whoever adds it: a number in one is masked', async () => {
+		const { openExit } = await import('../../nodes/LittlePay/flows/output');
+		const shown: Array<{ message: string }> = [];
+		const context = {
+			getNode: () => ({ name: 'Little Pay', parameters: {}, credentials: {} }),
+			getInputData: () => [],
+			addExecutionHints: (...hints: Array<{ message: string }>) => shown.push(...hints),
+		};
+		await openExit(context as never);
+		// As an operation adds it (a run summary), not through the exit's own functions.
+		(context as { addExecutionHints: (hint: object) => void }).addExecutionHints({
+			message: 'Row 2 (to +254 712 345 670) needs a look',
+			type: 'info',
+			location: 'outputPane',
+		});
+		expect(shown).toEqual([
+			{ message: 'Row 2 (to +254 7•• ••• 670) needs a look', type: 'info', location: 'outputPane' },
+		]);
+	});
+});

@@ -7,23 +7,35 @@ import { itemScope } from '../item';
 import { findOperation } from './registry';
 import { failureFields, failureOfError } from '../helpers/failures';
 import { forEachAtMost } from '../helpers/pool';
-import { finishRows, protectError } from '../flows/output';
+import { openExit } from '../flows/output';
+import type { Exit } from '../flows/output';
 
 /**
  * The item loop: every output item is paired with its input, Continue On Fail puts the error
  * on the item, and payout runs and status lookups may process items concurrently while keeping output order.
  * Then what the run shares (a payout run's wait, a dry run's summary) runs once over all results.
+ * Everything the run outputs or fails with, the whole-run refusal too, leaves through its exit.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	if (items.length === 0) return [[]];
+	const exit = await openExit(this);
+	try {
+		return await runItems(this, exit);
+	} catch (error) {
+		throw exit.error(error);
+	}
+}
+
+async function runItems(context: IExecuteFunctions, exit: Exit): Promise<INodeExecutionData[][]> {
+	const items = context.getInputData();
 	// Resource and operation take no expressions, so they are the same for every item.
-	const resource = this.getNodeParameter('resource', 0) as string;
-	const operation = this.getNodeParameter('operation', 0) as string;
+	const resource = context.getNodeParameter('resource', 0) as string;
+	const operation = context.getNodeParameter('operation', 0) as string;
 	const run = findOperation(resource, operation);
-	if (!run) throw nodeError(this.getNode(), `Unknown operation ${resource}: ${operation}`);
-	const concurrency = concurrencyOf(this, run.meta);
-	if (run.beforeItems) await run.beforeItems.call(this);
+	if (!run) throw nodeError(context.getNode(), `Unknown operation ${resource}: ${operation}`);
+	const concurrency = concurrencyOf(context, run.meta);
+	if (run.beforeItems) await run.beforeItems.call(context);
 	const output = new Array<INodeExecutionData>(items.length);
 	let failure: unknown;
 	const failed = new Set<INodeExecutionData>();
@@ -33,16 +45,16 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		try {
 			output[itemIndex] = {
 				json: await runGuarded(
-					this,
+					context,
 					`${resource}:${operation}`,
 					run.meta.moves,
 					itemIndex,
-					async () => run.execute.call(this, itemScope(this, itemIndex)),
+					async () => run.execute.call(context, itemScope(context, itemIndex)),
 				),
 				pairedItem: { item: itemIndex },
 			};
 		} catch (error) {
-			if (!this.continueOnFail()) {
+			if (!context.continueOnFail()) {
 				failure ??= error;
 				return;
 			}
@@ -53,7 +65,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				json: {
 					error: message,
 					description: description ?? null,
-					...rowKeyOf(this, run.meta.rowKey, itemIndex),
+					...rowKeyOf(context, run.meta.rowKey, itemIndex),
 					itemIndex,
 					row: itemIndex + 1,
 					...failureFields(failureOfError(error)),
@@ -66,12 +78,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	await forEachAtMost(items, concurrency, runItem, () => failure !== undefined);
 	const results = output.map((item) => (item && !failed.has(item) ? item.json : undefined));
 	if (failure !== undefined) {
-		run.describeFailure?.call(this, failure, results);
-		throw await protectError(this, failure);
+		run.describeFailure?.call(context, failure, results);
+		throw failure;
 	}
-	if (!run.afterItems) return [await finishRows(this, output)];
+	if (!run.afterItems) return [exit.rows(output)];
 	const failures = output.map((item) => (failed.has(item) ? item.json : undefined));
-	const end = await run.afterItems.call(this, results, failures);
-	const main = await finishRows(this, [...output, ...(end.append ?? [])]);
-	return end.second ? [main, await finishRows(this, end.second)] : [main];
+	const end = await run.afterItems.call(context, results, failures);
+	const main = exit.rows([...output, ...(end.append ?? [])]);
+	return end.second ? [main, exit.rows(end.second)] : [main];
 }

@@ -1,41 +1,109 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeExecutionHint,
+} from 'n8n-workflow';
 
+import { CARD_PARAMETERS } from '../helpers/card';
+import type { CardValues } from '../helpers/card';
 import { isPrivateUrl, unreachableCallbackWarning } from '../helpers/gateway';
-import { protectRow, protectText } from '../helpers/payerData';
+import { protectOutput } from '../helpers/payerData';
+import type { OutputContext } from '../helpers/payerData';
 import { gatewayOf, payerSettings } from '../transport';
 
 /**
- * What every output row of the action node gets on its way out, whatever the operation: payer and
- * payee details as the API key credential's Payer Details says (with `contactHash` when it holds a
- * Matching Secret), and `gateway`, which gateway answered (`littlepay` or `sandbox`, from the
- * credential's Base URL), so a run against a sandbox left in a live workflow shows in every row.
+ * The action node's one exit: every output row, the error a run fails with, every execution hint,
+ * the item a pause leaves with n8n and a tool's answer pass through it, and so through
+ * protectOutput with the API key credential's Payer Details (and contactHash with a Matching Secret).
+ * Rows also get `gateway`, which gateway answered (`littlepay` or `sandbox`, from the credential's
+ * Base URL), so a run against a sandbox left in a live workflow shows in every row.
  */
-export async function finishRows(
-	context: IExecuteFunctions,
-	rows: INodeExecutionData[],
-): Promise<INodeExecutionData[]> {
-	const gateway = await gatewayOf(context, 0);
-	const settings = await payerSettings(context, 0);
-	for (const row of rows) {
-		if (!row?.json) continue;
-		row.json = protectRow(row.json, settings) as IDataObject;
-		if (gateway !== undefined) row.json.gateway = gateway;
-	}
-	return rows;
+export interface Exit {
+	/** Output rows (each answering its paired input item), protected in place. */
+	rows(rows: INodeExecutionData[]): INodeExecutionData[];
+	/** One output row answering input item `itemIndex` (a paused item). */
+	row(json: IDataObject, itemIndex?: number): IDataObject;
+	/** The error a node run fails with: the same instance, every field n8n stores protected. */
+	error(error: unknown): unknown;
+}
+
+const exits = new WeakMap<IExecuteFunctions, Exit>();
+
+/** The card values a card operation's items carry, read only for the card resource. */
+function cardValuesOf(context: IExecuteFunctions, itemIndexes: number[]): CardValues[] {
+	if (context.getNode().parameters.resource !== 'card') return [];
+	return itemIndexes.map((itemIndex) => {
+		const read = (name: string) => {
+			try {
+				return String(context.getNodeParameter(name, itemIndex, '') ?? '');
+			} catch {
+				return '';
+			}
+		};
+		return {
+			number: read(CARD_PARAMETERS.number),
+			cvv: read(CARD_PARAMETERS.cvv),
+			expiry: read(CARD_PARAMETERS.expiry),
+		};
+	});
+}
+
+function itemIndexOfError(error: unknown): number | undefined {
+	const at = (error as { context?: { itemIndex?: unknown } } | undefined)?.context?.itemIndex;
+	const own = (error as { itemIndex?: unknown } | undefined)?.itemIndex;
+	const index = typeof at === 'number' ? at : own;
+	return typeof index === 'number' ? index : undefined;
 }
 
 /**
- * The error a node run fails with, its message and description treated as Payer Details says: an
- * error is stored with the execution like any output (a duplicate check names the numbers it compared).
+ * Opens the node run's exit: reads the credential's setting and gateway once, and puts the exit in
+ * front of the context's execution hints, so a hint any code adds leaves through it too.
  */
-export async function protectError(context: IExecuteFunctions, error: unknown): Promise<unknown> {
-	if (!(error instanceof Error)) return error;
-	const { mode } = await payerSettings(context, 0);
-	error.message = protectText(error.message, mode);
-	const withDescription = error as Error & { description?: unknown };
-	if (typeof withDescription.description === 'string')
-		withDescription.description = protectText(withDescription.description, mode);
-	return error;
+export async function openExit(context: IExecuteFunctions): Promise<Exit> {
+	const gateway = await gatewayOf(context, 0);
+	const settings = await payerSettings(context, 0);
+	const count = context.getInputData().length;
+	const cardOf = (itemIndex: number | undefined): CardValues[] =>
+		cardValuesOf(
+			context,
+			itemIndex !== undefined ? [itemIndex] : [...Array(Math.min(count, 20)).keys()],
+		);
+	// The only call of protectOutput in the action node (test/house/exit.test.ts).
+	const leave = <T>(value: T, about: OutputContext, itemIndex?: number): T =>
+		protectOutput(value, settings, { ...about, cards: cardOf(itemIndex) });
+	const row = (json: IDataObject, itemIndex?: number): IDataObject => {
+		const input = itemIndex !== undefined ? context.getInputData()[itemIndex]?.json : undefined;
+		const out = leave(json, { row: true, input }, itemIndex);
+		if (gateway !== undefined) out.gateway = gateway;
+		return out;
+	};
+	const exit: Exit = {
+		rows(rows) {
+			for (const item of rows) {
+				if (!item?.json) continue;
+				const paired = item.pairedItem;
+				const itemIndex =
+					typeof paired === 'object' && paired !== null && !Array.isArray(paired)
+						? paired.item
+						: undefined;
+				item.json = row(item.json, itemIndex);
+			}
+			return rows;
+		},
+		row,
+		error: (error) => leave(error, {}, itemIndexOfError(error)),
+	};
+	const addHints = context.addExecutionHints.bind(context);
+	context.addExecutionHints = (...hints: NodeExecutionHint[]) =>
+		addHints(...hints.map((hint) => leave(hint, {})));
+	exits.set(context, exit);
+	return exit;
+}
+
+/** The exit the router opened for this node run (opened here for a caller outside the router). */
+export async function exitOf(context: IExecuteFunctions): Promise<Exit> {
+	return exits.get(context) ?? (await openExit(context));
 }
 
 const warned = new WeakMap<IExecuteFunctions, Set<string>>();

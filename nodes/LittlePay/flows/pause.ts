@@ -5,7 +5,7 @@ import {
 	pastedKeyWarning,
 	signatureOptionFields,
 } from '../callbacks/callbackRequest';
-import { warnIfUnreachable, warnOnce } from './output';
+import { exitOf, warnIfUnreachable, warnOnce } from './output';
 import { gatewayOf } from '../transport';
 import { paymentState } from '../helpers/paymentState';
 import { getPaymentRecord } from '../transport/gateway';
@@ -191,7 +191,10 @@ export async function pauseForCallback(
 	if (!waiting) {
 		throw nodeError(context.getNode(), 'The node has no input to pause with', { itemIndex });
 	}
-	waiting[itemIndex] = { json: pending, pairedItem: { item: itemIndex } };
+	// n8n keeps this item for the whole wait and passes it on at the timeout without running the
+	// node, so it leaves through the exit like any output row.
+	const exit = await exitOf(context);
+	waiting[itemIndex] = { json: exit.row(pending, itemIndex), pairedItem: { item: itemIndex } };
 	await context.putExecutionToWait(waitTill);
 	return {
 		...pending,

@@ -102,3 +102,67 @@ export function validateCard(
 		);
 	return { cc_number: digits, cc_cvv: cvv, cc_exp: `${match[1]}/${match[2]}`, cc_name: name };
 }
+
+/** The card values a node run handled, as typed, so anything that repeats them can be scrubbed. */
+export interface CardValues {
+	number?: string;
+	cvv?: string;
+	expiry?: string;
+}
+
+/** The node parameters that hold card values (Card: Send Card). */
+export const CARD_PARAMETERS = { number: 'cardNumber', cvv: 'cvv', expiry: 'expiry' } as const;
+
+// A card number in any writing: 13 to 19 digits that pass Luhn, each pair of digits at most two
+// separators apart (spaces, dashes, dots, slashes, underscores), not glued to letters or digits (a
+// key such as "INV20261127000012" stays). Phone numbers have at most 15 digits, a 13-digit one is rare.
+const CARD_NUMBER_IN_TEXT = /(?<![A-Za-z0-9])\d(?:[ ._/-]{0,2}\d){12,18}(?![A-Za-z0-9])/g;
+// A CVV or an expiry named as such: "cvv 737", "cc_cvv: 737", "CVC=1234", "exp 01/39", "expiry 1/2039".
+const CVV_IN_TEXT = /\b(cvv2?|cvc2?|cc_cvv|security[ _]code)(\W{0,3})\d{3,4}\b/gi;
+const EXPIRY_IN_TEXT =
+	/\b(exp|expiry|expires|expiration|cc_exp|valid[ _]thru)(\W{0,3})\d{1,2}\s*[/.-]\s*\d{2,4}\b/gi;
+
+const HIDDEN = '•••';
+
+/** A pattern for one digit string written with any separators between its digits. */
+function digitsWithSeparators(digits: string): string {
+	return digits.split('').join('[^A-Za-z0-9]{0,3}');
+}
+
+/** Patterns for the exact values a run handled: the number in any separator form, the CVV, the expiry. */
+function knownCardPatterns(card: CardValues): RegExp[] {
+	const found: RegExp[] = [];
+	const number = (card.number ?? '').replace(/\D/g, '');
+	if (number.length >= 12) found.push(new RegExp(digitsWithSeparators(number), 'g'));
+	const cvv = (card.cvv ?? '').trim();
+	if (/^\d{3,4}$/.test(cvv)) found.push(new RegExp(`(?<!\\d)${cvv}(?!\\d)`, 'g'));
+	const expiry = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec((card.expiry ?? '').trim());
+	if (expiry) {
+		const month = String(Number(expiry[1]));
+		found.push(
+			new RegExp(
+				`(?<!\\d)0?${month}\\s*[/.-]\\s*(?:20)?${expiry[2]}(?!\\d)|(?<!\\d)(?:20)?${expiry[2]}\\s*[/.-]\\s*0?${month}(?!\\d)`,
+				'g',
+			),
+		);
+	}
+	return found;
+}
+
+/**
+ * Text with card values removed, whatever the Payer Details setting: any 13-19 digit run however it
+ * is separated (down to its last four), a CVV or expiry named as such, and the exact number, CVV and
+ * expiry the run handled wherever they show (a gateway that echoes the request).
+ */
+export function scrubCardValues(text: string, card: CardValues = {}): string {
+	let out = text;
+	for (const pattern of knownCardPatterns(card)) out = out.replace(pattern, HIDDEN);
+	return out
+		.replace(CARD_NUMBER_IN_TEXT, (match) => {
+			const digits = match.replace(/\D/g, '');
+			// Every card number passes Luhn (it is checked before sending); most timestamps and keys do not.
+			return passesLuhn(digits) ? `•••• ${digits.slice(-4)}` : match;
+		})
+		.replace(CVV_IN_TEXT, (_match, name: string, gap: string) => `${name}${gap}${HIDDEN}`)
+		.replace(EXPIRY_IN_TEXT, (_match, name: string, gap: string) => `${name}${gap}••/••`);
+}

@@ -1,10 +1,13 @@
 import { createHmac } from 'node:crypto';
 
+import { scrubCardValues } from './card';
+import type { CardValues } from './card';
+
 /**
  * What the package puts in its outputs about payers and payees, set once on the API key credential:
  * `full` (as Little Pay gives it), `masked` (numbers as 2547•••••670, e-mails as a•••@example.com,
- * names to the first name, street and postal code left out) or `omitted` (all of these left out).
- * Data minimisation at the source: what a step never outputs, n8n never stores.
+ * names to the first name, surname, street and postal code left out) or `omitted` (all of these left
+ * out). Data minimisation at the source: what a step never outputs, n8n never stores.
  */
 export type PayerDetails = 'full' | 'masked' | 'omitted';
 
@@ -12,6 +15,7 @@ export type PayerDetails = 'full' | 'masked' | 'omitted';
 export const DEFAULT_PAYER_DETAILS: PayerDetails = 'masked';
 
 const MASK = '•';
+const HIDDEN = '•••';
 
 /** The setting from a credential's value; anything else (unset, an old credential) is the default. */
 export function payerDetailsOf(value: unknown): PayerDetails {
@@ -20,8 +24,19 @@ export function payerDetailsOf(value: unknown): PayerDetails {
 		: DEFAULT_PAYER_DETAILS;
 }
 
+/** The credential's setting as outputs use it: the mode, and the secret of contactHash ('' = none). */
+export interface PayerSettings {
+	mode: PayerDetails;
+	secret: string;
+}
+
+// Already masked, by this package or by Little Pay (2547•••••670, 07XX XXX 670): masking again would
+// hide the digits it kept (2••••••••670), so a masked value is left as it is.
+const ALREADY_MASKED = /[•*]|[Xx]{2}/;
+
 /** A phone number with its middle digits hidden: the first four and the last three stay (2547•••••670). */
-export function maskNumber(value: string): string {
+function maskNumber(value: string): string {
+	if (ALREADY_MASKED.test(value)) return value;
 	const digits = value.replace(/\D/g, '').length;
 	if (digits === 0) return value;
 	const keepStart = digits >= 10 ? 4 : Math.max(0, digits - 6);
@@ -34,86 +49,314 @@ export function maskNumber(value: string): string {
 }
 
 /** An e-mail address with all but the first letter of its name hidden (a•••@example.com). */
-export function maskEmail(value: string): string {
+function maskEmail(value: string): string {
+	if (value.includes(MASK)) return value;
 	const at = value.lastIndexOf('@');
-	if (at < 1) return `${MASK}${MASK}${MASK}`;
+	if (at < 1) return HIDDEN;
 	return `${value[0]}${MASK}${MASK}${MASK}${value.slice(at)}`;
 }
 
 /** A name cut to the first name ("Amina Wanjiru Otieno" -> "Amina"). */
-export function firstNameOf(value: string): string {
+function firstNameOf(value: string): string {
 	return value.trim().split(/\s+/)[0] ?? '';
 }
 
-// Numbers of 9 to 15 digits (an optional "+", single spaces between groups) standing alone in free
-// text that start as a phone number does (+, a national 0, or an African country code's 2), and e-mail
-// addresses: what a message or a reason could repeat of a payer. Not a range of amounts
-// ("100-500000"), a Unix timestamp (1795766331) nor digits inside a reference or a key.
-const NUMBER_IN_TEXT = /(?<![\w.+-])(?:\+\d|[02])(?:[ ]?\d){8,14}(?![\w-])/g;
+// A phone number in free text, however it is written: "+254 712 345 678", "+254-712-345-678",
+// "(0712) 345678", "0712-345-678", "254  712 345 678", "+254 (712) 345 678": 9 to 15 digits with
+// spaces (one or two), dashes or brackets between them, standing alone. Whether it is a phone number
+// is decided by phoneLike: not a range of amounts ("100-500000"), a Unix timestamp (1795766331), a
+// date and time ("2026-11-27 15:53") nor digits inside a reference or a key ("ref-254712345670").
+const SEPARATOR = String.raw`(?:[ ]{1,2}|[ ]?-[ ]?|[ ]?\([ ]?|[ ]?\)[ -]?)`;
+const NUMBER_IN_TEXT = new RegExp(
+	String.raw`(?<![\w.+-])(?:\+[ ]?)?\(?\d(?:${SEPARATOR}?\d){8,14}(?![\w-]|[.,:]\d)`,
+	'g',
+);
 const EMAIL_IN_TEXT = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 
-/** Free text (an error, a reason) with the numbers and e-mail addresses in it masked or left out. */
-export function protectText(text: string, mode: PayerDetails): string {
-	if (mode === 'full') return text;
-	const hidden = `${MASK}${MASK}${MASK}`;
-	return text
-		.replace(EMAIL_IN_TEXT, (email) => (mode === 'masked' ? maskEmail(email) : hidden))
-		.replace(NUMBER_IN_TEXT, (number) => (mode === 'masked' ? maskNumber(number) : hidden));
+/**
+ * Whether digits found in text are a phone number: written with "+" or a bracket, starting as a
+ * national number (0) or an African country code (2), or nine digits alone starting 7 or 1 (a
+ * Kenyan mobile number whose leading 0 a spreadsheet dropped: 712345678).
+ */
+function phoneLike(match: string): boolean {
+	const digits = match.replace(/\D/g, '');
+	if (match.includes('+') || match.startsWith('(') || /^[02]/.test(digits)) return true;
+	return /^\d{9}$/.test(match) && /^[17]/.test(match);
 }
 
-/** Fields that hold a payer's or payee's number, wherever they sit in an output. */
-const NUMBER_FIELDS = new Set([
-	'to',
-	'expectedTo',
-	'mobile',
-	'phoneNumber',
-	'phone',
-	'msisdn',
-	'recipient',
-]);
-/** Fields that hold an e-mail address. */
-const EMAIL_FIELDS = new Set(['email']);
-/** Fields a masked output keeps only as the first name. */
-const FIRST_NAME_FIELDS = new Set(['firstName', 'cc_name', 'cardholderName']);
-/** Fields that identify a person beyond the first name and the town: left out unless full. */
-const IDENTIFYING_FIELDS = new Set(['lastName', 'address1', 'address2', 'postalCode']);
-/** Free-text fields that may repeat a number or an e-mail address (messages, reasons, errors). */
-const TEXT_FIELDS = new Set([
-	'error',
-	'description',
-	'message',
-	'reason',
-	'nextStep',
-	'likelyCause',
-	'whatToDo',
-]);
-
-function protectField(name: string, value: unknown, mode: PayerDetails): unknown {
-	if (typeof value !== 'string' || value === '') return protect(value, mode);
-	if (NUMBER_FIELDS.has(name)) return mode === 'masked' ? maskNumber(value) : null;
-	if (EMAIL_FIELDS.has(name)) return mode === 'masked' ? maskEmail(value) : null;
-	if (FIRST_NAME_FIELDS.has(name)) return mode === 'masked' ? firstNameOf(value) : null;
-	if (IDENTIFYING_FIELDS.has(name)) return null;
-	if (TEXT_FIELDS.has(name)) return protectText(value, mode);
-	return value;
+/** Whether a number value (a number column of a sheet) is a phone number: 254712345678, 712345678. */
+function phoneLikeNumber(value: number): boolean {
+	if (!Number.isSafeInteger(value) || value <= 0) return false;
+	const digits = String(value);
+	return (digits.length === 9 && /^[17]/.test(digits)) || /^2\d{9,14}$/.test(digits);
 }
 
-function protect(value: unknown, mode: PayerDetails): unknown {
-	if (Array.isArray(value)) return value.map((entry) => protect(entry, mode));
-	if (typeof value !== 'object' || value === null) return value;
-	const out: Record<string, unknown> = {};
-	for (const [name, field] of Object.entries(value)) out[name] = protectField(name, field, mode);
-	return out;
+/** The digits two writings of one number share (0712345670 and +254 712 345 670 are one number). */
+function sameNumberKey(text: string): string {
+	return text.replace(/\D/g, '').slice(-9);
+}
+
+/** How a field is treated, from its name (case, spaces and underscores aside). */
+type FieldKind = 'number' | 'email' | 'name' | 'identifying' | 'identifier' | 'quantity' | 'text';
+
+const NUMBER_NAMES =
+	/^(to|expectedto|recipient|tel|telephone|cell|cellphone)$|phone|mobile|msisdn|whatsapp/;
+const EMAIL_NAMES = /email|^mail$/;
+// A person's name: masked to the first name. A plain `name` is a person's (a sheet's Name column, the
+// card's name) except a network's in the charges table.
+const NAME_NAMES =
+	/^(name|firstname|givenname|fullname|ccname|cardholder|cardholdername|holdername|payername|payeename|customername|recipientname|accountname|accountholder|contactname|employeename|beneficiaryname)$/;
+const IDENTIFYING_NAMES =
+	/^(lastname|surname|familyname|middlename|othernames|secondname|address|address1|address2|addressline1|addressline2|street|streetaddress|postalcode|postcode|zip|zipcode|nationalid|idnumber|passportnumber)$/;
+// Values that identify a record, not a person, and are matched on as they are: never changed.
+const IDENTIFIER_NAMES =
+	/^(id|key|reference|ref|contacthash|token|jwt)$|(Id|Key|Reference|Hash|Token)$/;
+// Numbers that count money, time or rows: a number field there is never a phone number.
+const QUANTITY_NAMES =
+	/amount|fee|total|^count|count$|charge|balance|seconds?$|minutes?$|hours?$|index$|^row$|attempt|timestamp|time$|limit|^min|^max|size$|version/;
+
+function kindOf(name: string | undefined, parent: string | undefined): FieldKind {
+	if (name === undefined) return 'text';
+	const plain = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+	if (IDENTIFYING_NAMES.test(plain)) return 'identifying';
+	if (NUMBER_NAMES.test(plain)) return 'number';
+	if (EMAIL_NAMES.test(plain)) return 'email';
+	if (NAME_NAMES.test(plain) && !(plain === 'name' && parent === 'networks')) return 'name';
+	if (IDENTIFIER_NAMES.test(name) || IDENTIFIER_NAMES.test(plain)) return 'identifier';
+	if (QUANTITY_NAMES.test(plain) || /At$/.test(name)) return 'quantity';
+	return 'text';
+}
+
+/** What one pass of the exit knows: the setting, and the values of this output it must find in text. */
+interface Pass {
+	mode: PayerDetails;
+	cards: CardValues[];
+	/** Numbers held in number fields (their last nine digits): found in every text in any writing. */
+	knownNumbers: Set<string>;
+	/** Surnames (and, omitted, first names) held in name fields, in lower case: found in every text. */
+	knownNames: Set<string>;
+}
+
+// A run of digits in any writing (spaces, brackets, dots, slashes, dashes between them), checked
+// against the known numbers by its digits: one pattern for every output, however many numbers a
+// payroll holds, where a pattern per number would be compiled for each row.
+const DIGIT_SPAN = /(?<![A-Za-z0-9])[+(]?\d(?:[ ()./-]{0,3}\d){8,}(?![A-Za-z0-9])/g;
+const WORD = /[\p{L}][\p{L}'-]*/gu;
+
+/** Whether a run of digits holds a known number (the last nine digits of one, anywhere in it). */
+function holdsKnown(span: string, known: Set<string>): boolean {
+	const digits = span.replace(/\D/g, '');
+	for (let at = 0; at + 9 <= digits.length; at++)
+		if (known.has(digits.slice(at, at + 9))) return true;
+	return false;
+}
+
+// What n8n-core stores of an error is `{...error, message, stack}`: every own field. These describe
+// the node and the error's kind, not the payer, and n8n reads them back (the node's name, the level).
+const ERROR_FIELDS_KEPT = new Set([
+	'node',
+	'name',
+	'level',
+	'tags',
+	'timestamp',
+	'functionality',
+	'httpCode',
+	'lineNumber',
+	'shouldReport',
+	'failure',
+]);
+
+/** Numbers and names of an output (and of the input row it answers), to be found in its texts. */
+function collectKnown(
+	value: unknown,
+	mode: PayerDetails,
+	numbers: Set<string>,
+	names: Set<string>,
+	name?: string,
+	parent?: string,
+	seen = new Set<unknown>(),
+): void {
+	if (typeof value === 'object' && value !== null) {
+		if (seen.has(value)) return;
+		seen.add(value);
+		const entries = Array.isArray(value)
+			? value.map((entry) => [name, entry] as const)
+			: Object.entries(value).filter(
+					([field]) => !(value instanceof Error && ERROR_FIELDS_KEPT.has(field)),
+				);
+		for (const [field, entry] of entries)
+			collectKnown(entry, mode, numbers, names, field, Array.isArray(value) ? parent : name, seen);
+		return;
+	}
+	if (typeof value !== 'string' && typeof value !== 'number') return;
+	const kind = kindOf(name, parent);
+	const text = String(value);
+	if (kind === 'number' && !ALREADY_MASKED.test(text)) {
+		const digits = text.replace(/\D/g, '');
+		if (digits.length >= 9) numbers.add(digits.slice(-9));
+	}
+	if (kind === 'name' || kind === 'identifying') {
+		if (!/^[\p{L}' .-]+$/u.test(text)) return;
+		const words = text.trim().split(/\s+/);
+		// Masked keeps the first name of a name field; a surname field is left out whole.
+		const hidden = kind === 'name' && mode === 'masked' ? words.slice(1) : words;
+		for (const word of hidden) if (word.length >= 3) names.add(word);
+	}
+}
+
+function newPass(mode: PayerDetails, cards: CardValues[], sources: unknown[]): Pass {
+	const knownNumbers = new Set<string>();
+	const names = new Set<string>();
+	if (mode !== 'full')
+		for (const source of sources) collectKnown(source, mode, knownNumbers, names);
+	const knownNames = new Set([...names].map((name) => name.toLowerCase()));
+	return { mode, cards, knownNumbers, knownNames };
+}
+
+/** Text without the card values of the run nor any that look like one. */
+function scrubCards(text: string, pass: Pass): string {
+	return pass.cards.reduce((out, card) => scrubCardValues(out, card), scrubCardValues(text));
 }
 
 /**
- * An output with every field that carries a payer's or payee's number, name, e-mail or address
- * treated as `mode` says, at any depth (a status record's payload.billingAddress, a payout's
- * details.to, a callback's raw body), and numbers and e-mails inside messages and errors too.
- * Keys, references, amounts and statuses are never touched. A copy; the input is left as it is.
+ * Free text (a message, a reason, an error, a user's column) with card values, numbers, e-mail
+ * addresses and surnames masked or left out. Two different numbers that mask alike in one text stay
+ * told apart: the second reads "2547•••••670 (another number)", since printing the same mask twice
+ * would say they are one number.
  */
-export function protectPayerData<T>(value: T, mode: PayerDetails): T {
-	return mode === 'full' ? value : (protect(value, mode) as T);
+function protectText(text: string, pass: Pass): string {
+	const carded = scrubCards(text, pass);
+	if (pass.mode === 'full') return carded;
+	const masks = new Map<string, string[]>();
+	const numberOut = (match: string): string => {
+		if (pass.mode === 'omitted') return HIDDEN;
+		const masked = maskNumber(match);
+		const same = sameNumberKey(match);
+		// Masks that show the same digits look alike, however they are written.
+		const shown = masked.replace(/[^\d•]/g, '');
+		const numbers = masks.get(shown) ?? [];
+		if (!numbers.includes(same)) numbers.push(same);
+		masks.set(shown, numbers);
+		const nth = numbers.indexOf(same);
+		return nth === 0 ? masked : `${masked} (another number${nth > 1 ? `, ${nth + 1}` : ''})`;
+	};
+	let out = carded.replace(EMAIL_IN_TEXT, (email) =>
+		pass.mode === 'masked' ? maskEmail(email) : HIDDEN,
+	);
+	if (pass.knownNumbers.size > 0)
+		out = out.replace(DIGIT_SPAN, (span) =>
+			holdsKnown(span, pass.knownNumbers) ? numberOut(span) : span,
+		);
+	if (pass.knownNames.size > 0)
+		out = out.replace(WORD, (word) => (pass.knownNames.has(word.toLowerCase()) ? HIDDEN : word));
+	return out.replace(NUMBER_IN_TEXT, (match) => (phoneLike(match) ? numberOut(match) : match));
+}
+
+function protectString(value: string, kind: FieldKind, pass: Pass): unknown {
+	if (kind === 'identifier') return value;
+	if (pass.mode === 'full' || value === '') return protectText(value, pass);
+	switch (kind) {
+		case 'number':
+			if (!/\d/.test(value)) return protectText(value, pass);
+			return pass.mode === 'masked' ? maskNumber(scrubCards(value, pass)) : null;
+		case 'email':
+			if (!value.includes('@')) return protectText(value, pass);
+			return pass.mode === 'masked' ? maskEmail(value) : null;
+		case 'name':
+			return pass.mode === 'masked' ? firstNameOf(protectText(value, pass)) : null;
+		case 'identifying':
+			return null;
+		default:
+			return protectText(value, pass);
+	}
+}
+
+function protectNumber(value: number, kind: FieldKind, pass: Pass): unknown {
+	if (pass.mode === 'full' || kind === 'identifier' || kind === 'quantity') return value;
+	if (kind === 'identifying') return null;
+	if (kind !== 'number' && !phoneLikeNumber(value)) return value;
+	if (pass.mode === 'omitted') return kind === 'number' ? null : HIDDEN;
+	return maskNumber(String(value));
+}
+
+function protectValue(
+	name: string | undefined,
+	value: unknown,
+	pass: Pass,
+	parent?: string,
+): unknown {
+	const kind = kindOf(name, parent);
+	if (typeof value === 'string') return protectString(value, kind, pass);
+	if (typeof value === 'number') return protectNumber(value, kind, pass);
+	// Strings inside arrays are treated as their field's: `mismatch: ["number … there, … here"]`.
+	if (Array.isArray(value)) return value.map((entry) => protectValue(name, entry, pass, parent));
+	if (typeof value !== 'object' || value === null) return value;
+	const out: Record<string, unknown> = {};
+	for (const [field, entry] of Object.entries(value))
+		out[field] = protectValue(field, entry, pass, name);
+	return out;
+}
+
+/** An error protected where it stands (n8n needs the same instance): every field, the stack, the cause. */
+function protectError(error: Error, pass: Pass, seen = new Set<Error>()): Error {
+	if (seen.has(error)) return error;
+	seen.add(error);
+	const fields = error as unknown as Record<string, unknown>;
+	for (const field of Object.keys(error)) {
+		if (!ERROR_FIELDS_KEPT.has(field)) fields[field] = protectValue(field, fields[field], pass);
+	}
+	error.message = protectText(error.message, pass);
+	// The stack's first line is the message as it was when the error was made.
+	if (typeof error.stack === 'string') error.stack = protectText(error.stack, pass);
+	if (error.cause instanceof Error) protectError(error.cause, pass, seen);
+	else if (error.cause !== undefined) error.cause = protectValue('cause', error.cause, pass);
+	return error;
+}
+
+/** What an output is, besides itself, for the exit: the input row it answers, the card values of its run. */
+export interface OutputContext {
+	/** The input item this output answers: its numbers and surnames are found in the output's texts. */
+	input?: unknown;
+	/** The card values the node run handled: removed wherever they show, whatever the setting. */
+	cards?: CardValues[];
+	/** Whether the output is a row about a payer or payee, which gets contactHash with a Matching Secret. */
+	row?: boolean;
+}
+
+/**
+ * The one function everything the package outputs passes through: an item, an error (changed where
+ * it stands, every field n8n stores: message, description, messages, errorResponse, stack, cause), an
+ * execution hint, a paused item or a tool's answer. Payer and payee numbers (in any writing, as text
+ * or as a number value, at any depth, inside arrays), e-mails, names and addresses are treated as the
+ * setting says; card numbers, CVVs and expiries are removed whatever the setting. Keys, references,
+ * amounts and statuses are never touched; masking a masked value leaves it as it is. A copy, except
+ * for an error; the input is left as it is.
+ */
+export function protectOutput<T>(
+	value: T,
+	settings: PayerSettings,
+	context: OutputContext = {},
+): T {
+	const pass = newPass(settings.mode, context.cards ?? [], [value, context.input]);
+	if (value instanceof Error) return protectError(value, pass) as T;
+	const out = protectValue(undefined, value, pass);
+	if (context.row && settings.secret !== '' && typeof value === 'object' && value !== null) {
+		const contact = contactOf(value as Record<string, unknown>);
+		if (contact !== undefined)
+			(out as Record<string, unknown>).contactHash = contactHash(contact, settings.secret);
+	}
+	return out as T;
+}
+
+/**
+ * One row as it leaves a webhook (the trigger, a resumed pause): protectOutput with contactHash, as
+ * the action node's exit (flows/output.ts) does for its rows.
+ */
+export function protectRow(
+	row: Record<string, unknown>,
+	settings: PayerSettings,
+): Record<string, unknown> {
+	return protectOutput(row, settings, { row: true });
 }
 
 /** The one value a payer or payee is matched on: a number's digits, or an e-mail in lower case. */
@@ -137,6 +380,8 @@ function textAt(value: unknown, ...path: string[]): string | undefined {
 		if (typeof at !== 'object' || at === null) return undefined;
 		at = (at as Record<string, unknown>)[step];
 	}
+	// A number column (a sheet's) is a contact as much as its text.
+	if (typeof at === 'number' && Number.isSafeInteger(at)) return String(at);
 	return typeof at === 'string' && at.trim() !== '' ? at : undefined;
 }
 
@@ -154,24 +399,4 @@ export function contactOf(row: Record<string, unknown>): string | undefined {
 		textAt(row, 'billingAddress', 'email') ??
 		textAt(row, 'payload', 'billingAddress', 'email')
 	);
-}
-
-/** The credential's setting as outputs use it: the mode, and the secret of contactHash ('' = none). */
-export interface PayerSettings {
-	mode: PayerDetails;
-	secret: string;
-}
-
-/**
- * One output row as it leaves the package: `contactHash` (when the credential holds a secret and the
- * row is about a payer or payee), then every payer detail treated as the setting says.
- */
-export function protectRow(
-	row: Record<string, unknown>,
-	settings: PayerSettings,
-): Record<string, unknown> {
-	const contact = settings.secret !== '' ? contactOf(row) : undefined;
-	const out = protectPayerData(row, settings.mode);
-	if (contact !== undefined) out.contactHash = contactHash(contact, settings.secret);
-	return out;
 }

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { itemError, MoneyRefusal, refuseMove, unknownFailure } from '../errors';
+import type { AppliedLimit } from '../errors';
 import { isExpression } from './limitSets';
 import { callIdOf, callRecordFor, isToolCall } from './memory';
 import type { MoveKind } from './moves';
@@ -29,12 +30,23 @@ const KIND_VERB: Record<MoveKind, string> = {
 	refund: 'refund',
 };
 
+/**
+ * The limit a tool's refusal names: the rule (its field, its name, where it is set) and, for an
+ * amount or a list of networks or currencies, its value. Never the Allowed Recipients' numbers: a
+ * chat user or a prompt injection would learn every allowed payee by asking for one payout.
+ */
+function limitNamed(limit: AppliedLimit | null): IDataObject | null {
+	if (limit === null) return null;
+	if (limit.field !== 'allowedRecipients') return { ...limit } as IDataObject;
+	return { field: limit.field, label: limit.label, setOn: limit.setOn };
+}
+
 /** What the agent gets instead of a crash: it can tell the user, and nothing was sent. */
 function refusalOutput(refusal: MoneyRefusal): IDataObject {
 	return {
 		refused: true,
 		reason: refusal.refusal.reason,
-		limit: (refusal.refusal.limit ?? null) as IDataObject | null,
+		limit: limitNamed(refusal.refusal.limit),
 		sent: false,
 		whatToDo: refusal.description ?? null,
 	};

@@ -43,7 +43,7 @@ describe('one exit for everything the node emits', () => {
 			callsOf('protectRow', files)
 				.map((at) => at.split(':')[0])
 				.sort(),
-		).toEqual(['LittlePayTrigger.node.ts', 'callbacks/resume.ts']);
+		).toEqual(['callbacks/resume.ts', 'callbacks/triggerWebhook.ts']);
 	});
 
 	it('has no other masking function in use outside helpers/payerData.ts and helpers/card.ts', () => {

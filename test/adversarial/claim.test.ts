@@ -137,3 +137,69 @@ describe('A lost answer followed by a 404 (payday #3)', () => {
 		expect(await payoutsUnder([b.key])).toBe(0);
 	});
 });
+
+type Intent = { key: string; reference: string; attempts: Array<{ status: string }> };
+
+function collect(items: Item[]): Promise<RunResult> {
+	return runWorkflow(
+		loadFixture('mobile-money-collect.json', {
+			ITEMS: JSON.stringify(items),
+			ON_ERROR: 'continueRegularOutput',
+		}),
+		{ credentials: sb.credentials },
+	);
+}
+
+/** The PIN prompts (payment attempts) the gateway holds for the order's intents. */
+async function promptsFor(key: unknown): Promise<number> {
+	const intents = (await sb.get('/sandbox/ledger')).data.data.intents as Intent[];
+	return intents
+		.filter((intent) => intent.key === key)
+		.reduce((sum, intent) => sum + intent.attempts.length, 0);
+}
+
+const order = (mobile: string): Item => ({
+	amount: 1500,
+	network: 'MPESA',
+	mobile,
+	key: newKey('ord'),
+	wait: false,
+});
+
+describe('Two executions collecting one order (collect C1)', () => {
+	// A number ending 2: the payer cancels, so the gateway would take a second prompt. Ending 0: paid.
+	it.each(['254712345672', '254712345670'])(
+		'the gateway slow on /process (300 ms), the second execution 20 ms later, payer %s: 1 prompt, neither fails',
+		async (mobile) => {
+			await sb.post('/sandbox/faults', {
+				rules: [{ method: 'POST', pathPrefix: '/pay/', latencyMs: 300, times: 1 }],
+			});
+			const payment = order(mobile);
+			const [a, b] = await Promise.all([collect([payment]), later(20, () => collect([payment]))]);
+			// Let any late prompt land before counting.
+			await new Promise((resolve) => setTimeout(resolve, 400));
+			expect(await promptsFor(payment.key)).toBe(1);
+			const outputs = [a, b].map((r) => r.output('Little Pay')[0].json);
+			for (const out of outputs) expect(out.error).toBeUndefined();
+			expect(outputs.filter((out) => out.alreadyPrompted === true)).toHaveLength(1);
+		},
+	);
+});
+
+describe('A lost PIN prompt answer (collect C2)', () => {
+	it('with no attempt on record yet, is not sent again: PENDING, promptOutcomeUnknown, 1 prompt', async () => {
+		// The connection drops before the gateway handles /process: the node hears nothing.
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/pay/', drop: 'before', times: 1 }],
+		});
+		const payment = order('254712345672');
+		const result = await collect([payment]);
+		const [out] = result.output('Little Pay');
+		expect(out.json).toMatchObject({ status: 'PENDING', promptOutcomeUnknown: true });
+		expect(String(out.json.message)).toMatch(/was not sent again/);
+		const prompts = (await sb.received()).filter(
+			(r) => r.method === 'POST' && r.path.endsWith('/process'),
+		);
+		expect(prompts).toHaveLength(1);
+	});
+});

@@ -16,6 +16,8 @@ interface PayoutRunOptions {
 	continueOnFail?: boolean;
 	payAgain?: boolean;
 	onStart?: (cancel: () => void) => void;
+	/** Spending Limits set on the API key credential. */
+	credentialLimits?: Item;
 }
 
 function payoutRun(items: Item[], options: PayoutRunOptions = {}): Promise<RunResult> {
@@ -26,7 +28,11 @@ function payoutRun(items: Item[], options: PayoutRunOptions = {}): Promise<RunRe
 	const node = json.nodes.find((n) => n.name === 'Little Pay');
 	const params = node?.parameters as { options: Record<string, unknown> };
 	if (options.payAgain) params.options.payAgainIfFailed = true;
-	return runWorkflow(json, { credentials: sb.credentials, onStart: options.onStart });
+	const credentials = {
+		...sb.credentials,
+		littlePayApiKeyApi: { ...sb.credentials.littlePayApiKeyApi, ...options.credentialLimits },
+	} as typeof sb.credentials;
+	return runWorkflow(json, { credentials, onStart: options.onStart });
 }
 
 const row = (n: number, overrides: Item = {}): Item => ({
@@ -201,5 +207,109 @@ describe('A lost PIN prompt answer (collect C2)', () => {
 			(r) => r.method === 'POST' && r.path.endsWith('/process'),
 		);
 		expect(prompts).toHaveLength(1);
+	});
+});
+
+describe('Keys that differ only by letter case (payday S1, editor #5)', () => {
+	it('EMP1 and emp1 in one run: the second row is refused naming both, and nothing is paid', async () => {
+		const key = newKey('Emp');
+		const rows = [row(1, { key: key.toLowerCase() }), row(2, { key: key.toUpperCase() })];
+		const result = await payoutRun(rows);
+		expect(result.error?.message).toBe('Nothing was paid: 1 of 2 rows is refused');
+		expect(result.error?.description).toContain(
+			`Row 2 (key ${key.toUpperCase()}): Key "${key.toUpperCase()}" differs from the key of row 1 ("${key.toLowerCase()}") only by letter case`,
+		);
+		expect(await payoutsUnder([key.toLowerCase(), key.toUpperCase()])).toBe(0);
+	});
+
+	it('two executions paying EMP1 and emp1 at once are held as one key: the second finds nothing yet and waits its turn', async () => {
+		await slowPayouts(400);
+		const key = newKey('Emq');
+		const [one, two] = await Promise.all([
+			payoutRun([row(1, { key: key.toLowerCase() })]),
+			later(100, () => payoutRun([row(2, { key: key.toUpperCase() })], { continueOnFail: true })),
+		]);
+		expect(one.error).toBeUndefined();
+		// The sandbox tells case apart, so the second is its own payout; what matters is that it looked
+		// its key up after the first's send had ended (its answer was not taken from before).
+		expect(two.output('Little Pay')[0].json.error).toBeUndefined();
+		const gets = (await sb.received()).filter(
+			(r) => r.method === 'GET' && r.path.endsWith(`/${key.toUpperCase()}`),
+		);
+		expect(gets.length).toBeGreaterThanOrEqual(2);
+	});
+});
+
+describe("Pay Again's derived keys (payday #4)", () => {
+	it("a row whose key is another row's r2 is refused when Pay Again If Failed is on", async () => {
+		const key = newKey('EMP');
+		const rows = [row(1, { key }), row(2, { key: `${key}r2` })];
+		const result = await payoutRun(rows, { payAgain: true });
+		expect(result.error?.message).toBe('Nothing was paid: 1 of 2 rows is refused');
+		expect(result.error?.description).toContain(
+			`Row 2 (key ${key}r2): Key "${key}r2" is the key row 1 is paid again under (Pay Again If Failed, attempt 2)`,
+		);
+		expect(await payoutsUnder([key, `${key}r2`])).toBe(0);
+	});
+
+	it("A's retry does not take B's payout under <key>r2 for its own (B paid first, in another run)", async () => {
+		const key = newKey('EMQ');
+		// A's first payout fails (a number ending in 1); B was paid under A's r2 key by another sheet.
+		const a = row(1, { key, to: '254711111111', amount: 1500 });
+		expect((await payoutRun([a])).error).toBeUndefined();
+		const b = row(2, { key: `${key}r2`, to: '254722222220', amount: 2000 });
+		expect((await payoutRun([b])).error).toBeUndefined();
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const corrected = { ...a, to: '254711111110' };
+		const result = await payoutRun([corrected], { payAgain: true, continueOnFail: true });
+		const [out] = result.output('Little Pay');
+		expect(String(out.json.error)).toContain(
+			`Key "${key}r2", where this row would be paid again (attempt 2), holds a payout that is not this row's (amount 2000 there, 1500 here)`,
+		);
+		expect(out.json.outcome).toBeUndefined();
+		expect(await payoutsUnder([key, `${key}r2`, `${key}r3`])).toBe(2);
+	});
+});
+
+describe('The check before sending (payday #14, #15, #16)', () => {
+	it('a key that already holds a different payout refuses its row before anything is paid', async () => {
+		const a = row(1, { amount: 1000 });
+		expect((await payoutRun([a])).error).toBeUndefined();
+		const [x, y] = [row(2), row(3)];
+		await sb.received();
+		const result = await payoutRun([x, { ...a, amount: 1200 }, y]);
+		expect(result.error?.message).toBe('Nothing was paid: 1 of 3 rows is refused');
+		expect(result.error?.description).toContain(
+			`Row 2 (key ${String(a.key)}): Key "${String(a.key)}" already belongs to a different payout (amount 1000 there, 1200 here)`,
+		);
+		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);
+		expect(await payoutsUnder([x.key, y.key])).toBe(0);
+	});
+
+	it('a re-run does not count rows already paid against Max Count per Execution: the third row is paid', async () => {
+		const rows = [row(1), row(2), row(3)];
+		const limits = { credentialLimits: { maxCountPerExecution: 2 }, continueOnFail: true };
+		const first = await payoutRun(rows, limits);
+		expect(first.output('Little Pay')[2].json.error).toMatch(/at most 2 are allowed/);
+		expect(await payoutsUnder(rows.map((r) => r.key))).toBe(2);
+		const again = await payoutRun(rows, limits);
+		const out = again.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => o.alreadyExisted)).toEqual([true, true, false]);
+		expect(await payoutsUnder(rows.map((r) => r.key))).toBe(3);
+	});
+
+	it('the dry run with Pay Again If Failed says what the real run does: a failed row would be paid again under r2', async () => {
+		const key = newKey('D');
+		// The first payout settles failed (a number ending in 1); the number is then corrected.
+		expect((await payoutRun([row(1, { key, to: '254711111111' })])).error).toBeUndefined();
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const corrected = row(1, { key, to: '254711111110' });
+		const dry = await payoutRun([{ ...corrected, checkOnly: true }], { payAgain: true });
+		const [checked] = dry.output('Little Pay').map((o) => o.json);
+		expect(checked).toMatchObject({ valid: true, key: `${key}r2`, attempt: 2 });
+		expect(checked.alreadyExisted).toBeUndefined();
+		const real = await payoutRun([corrected], { payAgain: true });
+		expect(real.output('Little Pay')[0].json).toMatchObject({ key: `${key}r2`, attempt: 2 });
+		expect(real.output('Little Pay')[0].json.alreadyExisted).toBe(false);
 	});
 });

@@ -264,9 +264,9 @@ describe('keys that exist already', () => {
 			]),
 		);
 		expect(other.error?.message).toBe(
-			`Row 1: Key "${key}" already belongs to a different disbursement (amount 500 there, 700 here)`,
+			`Row 1: Key "${key}" already belongs to a different payout (amount 500 there, 700 here)`,
 		);
-		expect(other.error?.description).toMatch(/Use a new key for a new disbursement/);
+		expect(other.error?.description).toMatch(/Use a new key for a new payout/);
 		const ledger = (await sb.get('/sandbox/ledger')).data.data.disbursements as Payout[];
 		expect(ledger.filter((d) => d.key === key)).toHaveLength(1);
 	});

@@ -5,8 +5,8 @@ import { isLost, readLittlePay } from '../transport';
 import type { LittlePayRequest, LittlePayResponse, LostAnswer } from '../transport';
 
 // The skeleton every money move is sent through (createOnce, processOnce, sendRefundOnce): a known answer
-// settles it; no answer or a server error leaves the outcome unknown, and only a read of the record
-// (recoveryRead) may decide whether it is sent again. Never a blind resend.
+// settles it; no answer or a server error leaves the outcome unknown, and a read of the record
+// (recoveryRead) may find it. Never sent again: a gateway still working on it answers the read 404.
 
 /**
  * The answer to a request that moves money when it settles the outcome; undefined for no answer at

@@ -313,3 +313,81 @@ describe('The check before sending (payday #14, #15, #16)', () => {
 		expect(real.output('Little Pay')[0].json.alreadyExisted).toBe(false);
 	});
 });
+
+describe('Stop at each step', () => {
+	it('during the lookup before the send: nothing was sent, so the key stays free and a re-run pays it once', async () => {
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'GET', pathPrefix: '/api/disbursements/', latencyMs: 1000, times: 1 }],
+		});
+		const b = row(7);
+		let cancel = () => {};
+		const stopped = payoutRun([b], { onStart: (c) => (cancel = c) });
+		setTimeout(() => cancel(), 300);
+		await stopped;
+		await new Promise((resolve) => setTimeout(resolve, 900));
+		expect(await payoutsUnder([b.key])).toBe(0);
+		const again = await payoutRun([b]);
+		expect(again.error).toBeUndefined();
+		expect(again.output('Little Pay')[0].json).toMatchObject({ key: b.key, alreadyExisted: false });
+		expect(await payoutsUnder([b.key])).toBe(1);
+	});
+
+	it("while waiting for another execution's send of the key: 1 payout, the first run's", async () => {
+		await slowPayouts(1000, 1);
+		const b = row(8);
+		let cancel = () => {};
+		const [one, two] = await Promise.all([
+			payoutRun([b]),
+			later(100, () => {
+				const waiting = payoutRun([b], { onStart: (c) => (cancel = c) });
+				setTimeout(() => cancel(), 300);
+				return waiting;
+			}),
+		]);
+		expect(one.error).toBeUndefined();
+		expect(two.error).toBeDefined();
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		expect(await payoutsUnder([b.key])).toBe(1);
+	});
+});
+
+describe('The look-ahead stops with its run (payday #19)', () => {
+	it('a 300-row run whose first payout is refused (HTTP 400) reads no key after it ended', async () => {
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/api/disbursements', status: 400, times: 1 }],
+		});
+		const rows = Array.from({ length: 300 }, (_, i) => row(i, { checkLimits: false }));
+		const result = await payoutRun(rows);
+		expect(result.error?.message).toMatch(/HTTP 400/);
+		await sb.received();
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		const lookups = (await sb.received()).filter(
+			(r) => r.method === 'GET' && r.path.startsWith('/api/disbursements/'),
+		);
+		expect(lookups).toEqual([]);
+	});
+});
+
+describe('A late commit after a lost answer (payday #3, collect C2, the node timing out at 30 s)', () => {
+	it('the payout and the PIN prompt the gateway commits at 31 s are each made once, and both say so', async () => {
+		await sb.post('/sandbox/faults', {
+			rules: [
+				{ method: 'POST', pathPrefix: '/api/disbursements', latencyMs: 31000, times: 1 },
+				{ method: 'POST', pathPrefix: '/pay/', latencyMs: 31000, times: 1 },
+			],
+		});
+		const b = row(9);
+		const payment = order('254712345672');
+		const [payout, prompt] = await Promise.all([
+			payoutRun([b], { continueOnFail: true }),
+			collect([payment]),
+		]);
+		const [paid] = payout.output('Little Pay');
+		expect(String(paid.json.error)).toMatch(/outcome of the disbursement is unknown/);
+		const [asked] = prompt.output('Little Pay');
+		expect(asked.json).toMatchObject({ status: 'PENDING', promptOutcomeUnknown: true });
+		await new Promise((resolve) => setTimeout(resolve, 2500));
+		expect(await payoutsUnder([b.key])).toBe(1);
+		expect(await promptsFor(payment.key)).toBe(1);
+	}, 90000);
+});

@@ -391,3 +391,37 @@ describe('A late commit after a lost answer (payday #3, collect C2, the node tim
 		expect(await promptsFor(payment.key)).toBe(1);
 	}, 90000);
 });
+
+describe('A prompt another process sent first (collect C1, across n8n processes)', () => {
+	it.each([
+		['254712345673', 'ATTEMPT_IN_PROGRESS'],
+		['254712345670', 'ALREADY_PAID'],
+	])(
+		'Request Payment meeting a 422 (payer %s, %s) after reading no attempt returns the record, not an error',
+		async (mobile) => {
+			const intent = await sb.createIntent({ amount: 1500 });
+			// Every prompt takes 300 ms: the other process's prompt is committed while ours travels.
+			await sb.post('/sandbox/faults', {
+				rules: [{ method: 'POST', pathPrefix: '/pay/', latencyMs: 300 }],
+			});
+			const other = sb.post(`/pay/${intent.reference}/process`, {
+				type: 'MPESA',
+				payment: { mobile },
+			});
+			const ours = later(100, () =>
+				runWorkflow(
+					loadFixture('mobile-money-request-payment.json', {
+						ITEMS: JSON.stringify([{ reference: intent.reference, network: 'MPESA', mobile }]),
+						ON_ERROR: 'continueRegularOutput',
+					}),
+					{ credentials: sb.credentials },
+				),
+			);
+			const [, result] = await Promise.all([other, ours]);
+			const [out] = result.output('Little Pay');
+			expect(out.json.error).toBeUndefined();
+			expect(out.json).toMatchObject({ reference: intent.reference, alreadyPrompted: true });
+			expect(await promptsFor(intent.key)).toBe(1);
+		},
+	);
+});

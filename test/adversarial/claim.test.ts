@@ -1,9 +1,8 @@
 // One key claim per process that never lies (issue 49, point 2): the payday and collect red teams'
 // reproductions, counted on the sandbox's ledger (payouts) and status records (PIN prompts), through
 // n8n-core's engine against a gateway set to accept a repeated payout key.
-import type { WorkflowJson } from '../../testkit/engine';
 import { loadFixture, runWorkflow } from '../../testkit/engine';
-import type { RunResult } from '../../testkit/engine';
+import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 import { newKey } from '../../testkit/sandbox';
 

@@ -201,16 +201,11 @@ export async function sendClaimed(
 	what: string,
 	key: string | undefined,
 ): Promise<LittlePayResponse | LostAnswer> {
-	try {
-		const answer = await sendOnce(context, request);
-		if (knownAnswer(answer)) claim?.known();
-		else claim?.unknown();
-		return answer;
-	} catch (error) {
-		// sendOnce throws before sending (no credential) or on Stop, when the request may be out already.
-		if (!context.getExecutionCancelSignal()?.aborted) throw error;
+	// sendOnce throws before sending (no credential), or on Stop, when the request may be out already.
+	const answer = await sendOnce(context, request).catch(async (error: unknown) => {
+		if (!context.getExecutionCancelSignal()?.aborted) return await Promise.reject(error as Error);
 		claim?.unknown();
-		throwUnknownOutcome(
+		return throwUnknownOutcome(
 			context,
 			request.itemIndex,
 			what,
@@ -219,7 +214,10 @@ export async function sendClaimed(
 				? `It may have reached Little Pay. Check in the dashboard whether the ${what} exists before retrying.`
 				: unknownOutcomeAdvice(key, what),
 		);
-	}
+	});
+	if (knownAnswer(answer)) claim?.known();
+	else claim?.unknown();
+	return answer;
 }
 
 /** Keys looked up ahead of a node run's creates: each a definite answer (found, or 404) or undefined. */

@@ -182,13 +182,11 @@ export async function beforeItems(this: IExecuteFunctions): Promise<void> {
 /** Pays out to a mobile money wallet once per key (or, in a dry run, only checks the row). */
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
 	if (isCheckOnly(this)) return await checkPayoutRow(item, paysAgainIfFailed(this));
-	try {
-		return await payOut(this, item);
-	} catch (error) {
+	return await payOut(this, item).catch(async (error: unknown) => {
 		// The run stops at this row: no more lookups for rows that will not be paid.
 		if (!this.continueOnFail()) stopLookingAhead(this);
-		throw error;
-	}
+		return await Promise.reject(error as Error);
+	});
 }
 
 async function payOut(context: IExecuteFunctions, item: Item): Promise<IDataObject> {

@@ -285,17 +285,24 @@ describe('The check before sending (payday #14, #15, #16)', () => {
 		expect(await payoutsUnder([x.key, y.key])).toBe(0);
 	});
 
-	it('a re-run does not count rows already paid against Max Count per Execution: the third row is paid', async () => {
-		const rows = [row(1), row(2), row(3)];
-		const limits = { credentialLimits: { maxCountPerExecution: 2 }, continueOnFail: true };
-		const first = await payoutRun(rows, limits);
-		expect(first.output('Little Pay')[2].json.error).toMatch(/at most 2 are allowed/);
-		expect(await payoutsUnder(rows.map((r) => r.key))).toBe(2);
-		const again = await payoutRun(rows, limits);
-		const out = again.output('Little Pay').map((o) => o.json);
-		expect(out.map((o) => o.alreadyExisted)).toEqual([true, true, false]);
-		expect(await payoutsUnder(rows.map((r) => r.key))).toBe(3);
-	});
+	it.each([false, true])(
+		'a re-run does not count rows already paid against Max Count per Execution (Pay Again If Failed: %s): the third row is paid',
+		async (payAgain) => {
+			const rows = [row(1), row(2), row(3)];
+			const limits = {
+				credentialLimits: { maxCountPerExecution: 2 },
+				continueOnFail: true,
+				payAgain,
+			};
+			const first = await payoutRun(rows, limits);
+			expect(first.output('Little Pay')[2].json.error).toMatch(/at most 2 are allowed/);
+			expect(await payoutsUnder(rows.map((r) => r.key))).toBe(2);
+			const again = await payoutRun(rows, limits);
+			const out = again.output('Little Pay').map((o) => o.json);
+			expect(out.map((o) => o.alreadyExisted)).toEqual([true, true, false]);
+			expect(await payoutsUnder(rows.map((r) => r.key))).toBe(3);
+		},
+	);
 
 	it('the dry run with Pay Again If Failed says what the real run does: a failed row would be paid again under r2', async () => {
 		const key = newKey('D');

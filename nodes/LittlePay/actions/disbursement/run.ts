@@ -3,6 +3,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { ItemInputError, MoneyRefusal, nodeError, refusalOf, rowOf } from '../../errors';
 import { itemScope } from '../../item';
 import type { Item } from '../../item';
+import { outcomeOfRecord } from '../../helpers/payoutOutcome';
 import { payoutKey } from '../../money/keys';
 import { answersAhead, differingFields, lookUpAhead } from '../../money/once';
 import { checkRunLimits } from '../../money/reserve';
@@ -149,7 +150,7 @@ export async function checkPayoutRun(
 		);
 	}
 	if (payAgain) await refuseAttemptKeys(items.length, keyOf, ready, refuse);
-	else await refuseKeysHoldingAnother(context, ready, refuse);
+	await refuseKeysHoldingAnother(context, ready, refuse, payAgain);
 	// A row found paid under its key (a re-run) is not sent again, so it takes no room under the limits.
 	const overLimits = await checkRunLimits(
 		context,
@@ -210,12 +211,14 @@ async function refuseAttemptKeys(
 /**
  * Looks every row's key up before anything is sent (the same reads each payout then takes as its
  * lookup): a key that already holds a different payout refuses its row now, so a run that would stop
- * at that row pays nobody; a key that holds this very payout marks the row found.
+ * at that row pays nobody; a key that holds this very payout marks the row found. With Pay Again If
+ * Failed a failed payout under the key is neither: the row is paid again under its next attempt key.
  */
 async function refuseKeysHoldingAnother(
 	context: IExecuteFunctions,
 	ready: Map<number, CheckedPayout>,
 	refuse: Refuse,
+	payAgain: boolean,
 ): Promise<void> {
 	const lookups = [...ready]
 		.filter(([, payout]) => payout.checkFirst)
@@ -226,6 +229,7 @@ async function refuseKeysHoldingAnother(
 	for (const [itemIndex, payout] of [...ready]) {
 		const answer = answers.get(payout.key);
 		if (!answer || !isSuccess(answer)) continue;
+		if (payAgain && outcomeOfRecord(answer.data.status) === 'failed') continue;
 		const { amount, method, currency, to } = payout.request;
 		const differences = differingFields({ amount, method, currency, to }, answer.data);
 		if (differences.length === 0) {

@@ -7,8 +7,9 @@ import { readLittlePay, sendOnce } from '../transport';
 import type { LittlePayRequest, LittlePayResponse, LostAnswer } from '../transport';
 import { describeAnswer, isSuccess, knownAnswer, recoveryRead } from './send';
 
-// Keyed creates (intents, payouts) exactly once: the key looked up first when it may exist, the
-// answer compared with the request, a lost answer recovered by the key (send.ts).
+// Keyed creates (intents, payouts) exactly once: the key claimed in this process, looked up first when
+// it may exist, the answer compared with the request, a lost answer found by the key or reported
+// unknown, never sent again (send.ts).
 
 function comparable(value: unknown): string | number {
 	if (typeof value === 'number') return value;

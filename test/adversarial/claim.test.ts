@@ -338,6 +338,26 @@ describe('Stop at each step', () => {
 		expect(await payoutsUnder([b.key])).toBe(1);
 	});
 
+	it('during the lookup after a 503: the error says the outcome is unknown, and a run right after does not send', async () => {
+		await sb.post('/sandbox/faults', {
+			rules: [
+				{ method: 'GET', pathPrefix: '/api/disbursements/', times: 1 },
+				{ method: 'POST', pathPrefix: '/api/disbursements', status: 503, times: 1 },
+				{ method: 'GET', pathPrefix: '/api/disbursements/', latencyMs: 1000, times: 1 },
+			],
+		});
+		const b = row(10);
+		let cancel = () => {};
+		const stopped = payoutRun([b], { onStart: (c) => (cancel = c) });
+		setTimeout(() => cancel(), 300);
+		const result = await stopped;
+		expect(String(result.error?.message)).toMatch(/outcome of the disbursement is unknown/);
+		expect(String(result.error?.message)).toContain(String(b.key));
+		const again = await payoutRun([b], { continueOnFail: true });
+		expect(String(again.output('Little Pay')[0].json.error)).toMatch(/unknown/);
+		expect(await payoutsUnder([b.key])).toBe(0);
+	});
+
 	it("while waiting for another execution's send of the key: 1 payout, the first run's", async () => {
 		await slowPayouts(1000, 1);
 		const b = row(8);

@@ -340,7 +340,7 @@ async function createAndRecover(
 		const fresh = claim.waited || claim.unknownSince !== undefined;
 		const found =
 			(fresh ? undefined : await takeLookedUpAhead(context, lookup.key, what)) ??
-			(await recoveryRead(context, lookup.request, what));
+			(await recoveryRead(context, lookup.request, what, lookup.key));
 		if (isSuccess(found)) {
 			claim.known();
 			return { response: sameRequest(context, found, lookup, what, itemIndex), outcome: 'existed' };
@@ -377,7 +377,7 @@ async function createAndRecover(
 			`Check in the dashboard whether the ${what} exists before retrying.`,
 		);
 	}
-	const found = await recoveryRead(context, lookup.request, what);
+	const found = await recoveryRead(context, lookup.request, what, lookup.key);
 	if (isSuccess(found)) {
 		claim?.known();
 		return {

@@ -76,6 +76,10 @@ describe('Two executions of this process paying the same keys (payday #1)', () =
 		[1, 1, 300],
 		[10, 1, 100],
 		[10, 1, 700],
+		[10, 10, 100],
+		[10, 10, 700],
+		[1, 1, 100],
+		[1, 10, 700],
 	];
 	it.each(timings)(
 		'the same 20-row sheet at Concurrency %i and %i, %i ms apart, POSTs taking 400 ms: 20 payouts',

@@ -7,6 +7,7 @@ import { loadFixture, runWorkflow } from '../../testkit/engine';
 import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 import { newKey } from '../../testkit/sandbox';
+import { COMMIT_WINDOW_MINUTES } from '../../nodes/LittlePay/money/once';
 
 // The third create and its recovery lookups (five tries, about 4 s) fail with 503.
 jest.setTimeout(60000);
@@ -25,6 +26,21 @@ function workflow(file: string, items: Item[], node: Partial<INode> = {}): Workf
 
 function run(json: WorkflowJson, retryOf?: RunResult) {
 	return runWorkflow(json, { credentials: sb.credentials, retryOf });
+}
+
+/**
+ * Runs `then` as if the commit window after an unknown outcome had passed (money/once.ts): until it
+ * has, a key whose send got a 503 is reported unknown, never sent again on a 404.
+ */
+async function pastCommitWindow<T>(then: () => Promise<T>): Promise<T> {
+	const now = Date.now.bind(Date);
+	const later = (COMMIT_WINDOW_MINUTES + 1) * 60_000;
+	const clock = jest.spyOn(Date, 'now').mockImplementation(() => now() + later);
+	try {
+		return await then();
+	} finally {
+		clock.mockRestore();
+	}
 }
 
 /**
@@ -117,7 +133,11 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 		const saved = editedWorkflow
 			? workflow('disbursement-create.json', items, { position: [400, 80] })
 			: workflow('disbursement-create.json', items);
-		const retry = await run(saved, original);
+		// Right away, the third row's outcome is still unknown: nothing is sent.
+		const tooSoon = await run(saved, original);
+		expect(tooSoon.error?.message).toMatch(/Row 3: the outcome of the disbursement is unknown/);
+		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
+		const retry = await pastCommitWindow(() => run(saved, original));
 		expect(retry.error).toBeUndefined();
 		expect(retry.run.mode).toBe('retry');
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 1]);
@@ -151,7 +171,9 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 		expect(firstRetry.error?.message).toMatch(/Row 1: the outcome of the disbursement is unknown/);
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
 		await clearFaults();
-		const secondRetry = await run(workflow('disbursement-create.json', items), firstRetry);
+		const secondRetry = await pastCommitWindow(() =>
+			run(workflow('disbursement-create.json', items), firstRetry),
+		);
 		expect(secondRetry.error).toBeUndefined();
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 1]);
 		const keys = secondRetry.output('Little Pay').map((i) => i.json.key);
@@ -161,7 +183,7 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 		);
 	});
 
-	it("Key mapped, the node's own Retry On Fail: 1, 1, 1 and the run succeeds", async () => {
+	it("Key mapped, the node's own Retry On Fail does not send the unknown one again: 1, 1, 0, then a re-run later pays it", async () => {
 		const { items, amounts } = recipients(true);
 		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP, 5, 3);
 		const result = await run(
@@ -171,9 +193,13 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 				waitBetweenTries: 0,
 			}),
 		);
-		expect(result.error).toBeUndefined();
+		expect(result.error?.message).toMatch(/Row 3: the outcome of the disbursement is unknown/);
+		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
+		await clearFaults();
+		const later = await pastCommitWindow(() => run(workflow('disbursement-create.json', items)));
+		expect(later.error).toBeUndefined();
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 1]);
-		expect(result.output('Little Pay').map((i) => i.json.alreadyExisted ?? false)).toEqual([
+		expect(later.output('Little Pay').map((i) => i.json.alreadyExisted ?? false)).toEqual([
 			true,
 			true,
 			false,
@@ -191,7 +217,9 @@ describe('retrying a failed collect run creates one intent and one PIN prompt pe
 		const original = await run(workflow('mobile-money-collect.json', items));
 		expect(original.error?.message).toMatch(/Row 3: the outcome of the payment intent is unknown/);
 		await clearFaults();
-		const retry = await run(workflow('mobile-money-collect.json', items), original);
+		const retry = await pastCommitWindow(() =>
+			run(workflow('mobile-money-collect.json', items), original),
+		);
 		expect(retry.error).toBeUndefined();
 		expect(await intentsAndPrompts(descriptions)).toEqual({
 			intents: [1, 1, 1],
@@ -202,7 +230,7 @@ describe('retrying a failed collect run creates one intent and one PIN prompt pe
 		expect(out.map((o) => o.alreadyPrompted ?? false)).toEqual([true, true, false]);
 	});
 
-	it("Key empty, the node's own Retry On Fail", async () => {
+	it("Key empty, the node's own Retry On Fail does not create the unknown intent again", async () => {
 		const { items, descriptions } = orders(false);
 		await failThirdCreate(INTENT_CREATE, INTENT_LOOKUP, 5);
 		const result = await run(
@@ -212,10 +240,10 @@ describe('retrying a failed collect run creates one intent and one PIN prompt pe
 				waitBetweenTries: 0,
 			}),
 		);
-		expect(result.error).toBeUndefined();
+		expect(result.error?.message).toMatch(/Row 3: the outcome of the payment intent is unknown/);
 		expect(await intentsAndPrompts(descriptions)).toEqual({
-			intents: [1, 1, 1],
-			prompts: [1, 1, 1],
+			intents: [1, 1, 0],
+			prompts: [1, 1, 0],
 		});
 	});
 });
@@ -236,9 +264,9 @@ describe('keys that exist already', () => {
 			]),
 		);
 		expect(other.error?.message).toBe(
-			`Row 1: Key "${key}" already belongs to a different disbursement (amount 500 there, 700 here)`,
+			`Row 1: Key "${key}" already belongs to a different payout (amount 500 there, 700 here)`,
 		);
-		expect(other.error?.description).toMatch(/Use a new key for a new disbursement/);
+		expect(other.error?.description).toMatch(/Use a new key for a new payout/);
 		const ledger = (await sb.get('/sandbox/ledger')).data.data.disbursements as Payout[];
 		expect(ledger.filter((d) => d.key === key)).toHaveLength(1);
 	});

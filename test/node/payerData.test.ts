@@ -83,7 +83,7 @@ describe("the credential's Payer Details on the action node", () => {
 		expect(first.error).toBeUndefined();
 		const again = await run('disbursement-create.json', [payout({ key, to: '254712345671' })], {});
 		expect(again.error?.message).toContain(
-			`Key "${key}" already belongs to a different disbursement (to 2547•••••670 there, 2547•••••671 here)`,
+			`Key "${key}" already belongs to a different payout (to 2547•••••670 there, 2547•••••671 here)`,
 		);
 		expect(again.error?.message).not.toMatch(/25471234567[01]/);
 	});

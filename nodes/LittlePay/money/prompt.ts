@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { expectSuccess, paymentStatusPath, sendOnce } from '../transport';
+import { expectSuccess, paymentStatusPath } from '../transport';
 import type { LittlePayRequest } from '../transport';
-import { throwUnknownOutcome } from '../errors';
+import { COMMIT_WINDOW_MINUTES, sendClaimed, withKeyClaim } from './once';
 import { describeAnswer, knownAnswer, recoveryRead } from './send';
 import { processPaymentPath } from '../transport/gateway';
 
@@ -21,11 +21,26 @@ function existingAttempt(record: IDataObject, provider: unknown): IDataObject | 
 	return undefined;
 }
 
+/** What processOnce settled: the prompt's answer, or the status record's word for it. */
+export interface PromptOutcome {
+	data: IDataObject;
+	recovered: boolean;
+	alreadyPrompted?: boolean;
+	/** The prompt's answer was lost and the record shows no attempt yet: it may still reach the payer. */
+	promptOutcomeUnknown?: boolean;
+}
+
+/** Refusals of a second prompt that mean the payer was already asked (or has paid). */
+const ALREADY_ASKED = new Set(['ALREADY_PAID', 'ATTEMPT_IN_PROGRESS']);
+
 /**
  * Sends POST /pay/{reference}/process once. An intent can be paid only once (Little Pay refuses a
- * second payment), and a payer must be asked only once: when the outcome is unknown, or before
- * sending when `checkFirst` is set (the intent existed already), the status record decides. Paid,
- * or an attempt of this provider waiting or settled, means it was asked for; otherwise it is sent.
+ * second payment), and a payer must be asked only once: the intent's reference is held in this
+ * process from reading the record to the prompt's answer, so two executions never both prompt. When
+ * the intent existed already (`checkFirst`), another execution held it, or the outcome is unknown,
+ * the status record decides first: paid, or an attempt of this provider waiting or settled, means it
+ * was asked for. A lost answer with no attempt on record yet is never sent again: the first prompt may
+ * still reach the payer, so it comes back PENDING with promptOutcomeUnknown.
  */
 export async function processOnce(
 	context: IExecuteFunctions,
@@ -34,22 +49,22 @@ export async function processOnce(
 	body: IDataObject,
 	cardData = false,
 	checkFirst = false,
-): Promise<{ data: IDataObject; recovered: boolean; alreadyPrompted?: boolean }> {
-	const statusRequest: LittlePayRequest = {
-		credential: 'littlePayApiKeyApi',
-		method: 'GET',
-		path: paymentStatusPath(reference),
-		itemIndex,
-	};
-	// What the status record says was already asked of this provider (a read that decides: never blind).
-	const attemptOnRecord = async () =>
-		existingAttempt(
-			expectSuccess(context, await recoveryRead(context, statusRequest, 'payment'), itemIndex),
-			body.type,
-		);
-	if (checkFirst) {
-		const attempt = await attemptOnRecord();
-		if (attempt) {
+): Promise<PromptOutcome> {
+	return await withKeyClaim(context, reference, 'prompt', async (claim) => {
+		const statusRequest: LittlePayRequest = {
+			credential: 'littlePayApiKeyApi',
+			method: 'GET',
+			path: paymentStatusPath(reference),
+			itemIndex,
+		};
+		// What the status record says was already asked of this provider (a read that decides: never blind).
+		const attemptOnRecord = async () =>
+			existingAttempt(
+				expectSuccess(context, await recoveryRead(context, statusRequest, 'payment'), itemIndex),
+				body.type,
+			);
+		const alreadyAsked = (attempt: IDataObject): PromptOutcome => {
+			claim.known();
 			const provider = attempt.provider ?? body.type;
 			const message = `Not asked again: this intent already has a ${String(provider)} payment attempt (${String(attempt.status)})`;
 			return {
@@ -57,36 +72,50 @@ export async function processOnce(
 				recovered: false,
 				alreadyPrompted: true,
 			};
-		}
-	}
-	const request: LittlePayRequest = {
-		credential: 'littlePayApiKeyApi',
-		method: 'POST',
-		path: processPaymentPath(reference),
-		body,
-		itemIndex,
-		cardData,
-	};
-	const firstAnswer = knownAnswer(await sendOnce(context, request));
-	if (firstAnswer)
-		return { data: expectSuccess(context, firstAnswer, itemIndex, cardData), recovered: false };
-	const attempt = await attemptOnRecord();
-	if (attempt) {
-		const message = 'Recovered from the status record (the first answer was lost)';
-		return {
-			data: { status: attempt.status, message, provider: body.type, reference },
-			recovered: true,
 		};
-	}
-	const second = await sendOnce(context, request);
-	const secondAnswer = knownAnswer(second);
-	if (!secondAnswer)
-		throwUnknownOutcome(
-			context,
+		const unknownPrompt = (why: string): PromptOutcome => ({
+			data: {
+				status: 'PENDING',
+				message: `${why}, and Little Pay shows no ${String(body.type)} attempt on intent ${reference} yet: ${cardData ? 'the charge may still go through' : 'the payer may still get the prompt'}, so it was not sent again. Check the payment's status (Payment: Get Status) before asking again; a re-run after ${COMMIT_WINDOW_MINUTES} minutes reads the record first.`,
+				provider: body.type,
+				reference,
+			},
+			recovered: false,
+			promptOutcomeUnknown: true,
+		});
+		if (checkFirst || claim.waited || claim.unknownSince !== undefined) {
+			const attempt = await attemptOnRecord();
+			if (attempt) return alreadyAsked(attempt);
+			if (claim.unknownSince !== undefined)
+				return unknownPrompt('An earlier prompt for this intent got no answer');
+		}
+		const request: LittlePayRequest = {
+			credential: 'littlePayApiKeyApi',
+			method: 'POST',
+			path: processPaymentPath(reference),
+			body,
 			itemIndex,
-			'payment',
-			describeAnswer(second),
-			'Check the payment status before trying again',
-		);
-	return { data: expectSuccess(context, secondAnswer, itemIndex, cardData), recovered: false };
+			cardData,
+		};
+		const first = await sendClaimed(context, request, claim, 'payment', reference);
+		const firstAnswer = knownAnswer(first);
+		if (firstAnswer) {
+			// The intent existed: another execution's prompt may have got there first. Its record is the answer.
+			if (checkFirst && ALREADY_ASKED.has(String(firstAnswer.data.code))) {
+				const attempt = await attemptOnRecord();
+				if (attempt) return alreadyAsked(attempt);
+			}
+			return { data: expectSuccess(context, firstAnswer, itemIndex, cardData), recovered: false };
+		}
+		const attempt = await attemptOnRecord();
+		if (attempt) {
+			claim.known();
+			const message = 'Recovered from the status record (the first answer was lost)';
+			return {
+				data: { status: attempt.status, message, provider: body.type, reference },
+				recovered: true,
+			};
+		}
+		return unknownPrompt(`The prompt's answer was lost (${describeAnswer(first)})`);
+	});
 }

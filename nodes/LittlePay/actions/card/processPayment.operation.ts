@@ -30,7 +30,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 		network: 'CARDS',
 		intentReference: reference,
 	});
-	const { data, recovered } = await processOnce(
+	const { data, recovered, promptOutcomeUnknown } = await processOnce(
 		this,
 		itemIndex,
 		reference,
@@ -42,5 +42,6 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 		...data,
 		...(data.status === 'FAILED' ? failureFields(failureOfText(data.message)) : {}),
 		...(recovered ? { recovered } : {}),
+		...(promptOutcomeUnknown ? { promptOutcomeUnknown } : {}),
 	};
 }

@@ -4,6 +4,8 @@ import { outcomeOfRecord } from '../../helpers/payoutOutcome';
 import type { Item } from '../../item';
 import { expectSuccess, readLittlePay } from '../../transport';
 import { payoutRecordRequest } from '../../transport/gateway';
+import { differingFields } from '../../money/once';
+import type { PayoutRequest } from './fields';
 
 /**
  * Paying again only what failed (Options > Pay Again If Failed). A row's first payout goes under its own
@@ -26,14 +28,23 @@ export interface Attempt {
 	attempt: number;
 	/** The failed attempts' keys, oldest first. */
 	failedBefore: string[];
+	/** The attempt's record when Little Pay holds it (paid or pending: found, not sent again). */
+	record?: IDataObject;
 }
 
 /**
  * Finds the attempt a row is at: reads the row's key and each later attempt key until one is not at
  * Little Pay (that attempt is to be sent) or is not failed (paid or pending: found, not sent again).
+ * A record under a derived key counts as this row's attempt only when its amount and currency are the
+ * row's (the number may have been corrected): else it is another row's payout under an ID that
+ * happens to end in r and a number, and the row fails instead of being reported by it.
  * Reads only; the send then looks that attempt's key up again, under the key's hold (money/once.ts).
  */
-export async function currentAttempt(item: Item, key: string): Promise<Attempt> {
+export async function currentAttempt(
+	item: Item,
+	key: string,
+	request: Pick<PayoutRequest, 'amount' | 'currency'>,
+): Promise<Attempt> {
 	const failedBefore: string[] = [];
 	for (let attempt = 1; ; attempt++) {
 		const attemptsKey = attemptKey(key, attempt);
@@ -47,8 +58,19 @@ export async function currentAttempt(item: Item, key: string): Promise<Attempt> 
 		const found = await readLittlePay(item.context, payoutRecordRequest(item.index, attemptsKey));
 		if (found.statusCode === 404) return { key: attemptsKey, attempt, failedBefore };
 		const record: IDataObject = expectSuccess(item.context, found, item.index);
+		const differences =
+			attempt === 1
+				? []
+				: differingFields({ amount: request.amount, currency: request.currency }, record);
+		if (differences.length > 0) {
+			item.fail(
+				'Key',
+				`"${attemptsKey}", where this row would be paid again (attempt ${attempt}), holds a payout that is not this row's (${differences.join('; ')}): another row's payout ID?`,
+				"Pay this row under a new payout ID, and give no row an ID that is another row's ID followed by r and a number",
+			);
+		}
 		if (outcomeOfRecord(record.status) !== 'failed') {
-			return { key: attemptsKey, attempt, failedBefore };
+			return { key: attemptsKey, attempt, failedBefore, record };
 		}
 		failedBefore.push(attemptsKey);
 		if (attempt >= MAX_ATTEMPTS) {

@@ -19,16 +19,13 @@ import { checkedPayout, checkPayoutRun, refusedRunError, runCheckOf } from './ru
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
 import { runSummary, summaryHint } from './summary';
 import type { RunRow } from './summary';
-import { createOnce, lookUpAhead } from '../../money/once';
+import { createOnce, stopLookingAhead } from '../../money/once';
 import { keyIsGenerated } from '../../money/keys';
 import { isToolCall } from '../../money/memory';
 import { currentAttempt } from './attempts';
 
 /** How many payouts a waiting run looks up at once: reads, safe to overlap, bounded for the gateway. */
 export const LOOKUPS_AT_ONCE = 10;
-
-/** Key lookups ahead of a run's payouts: reads, run wider than the payouts themselves. */
-export const LOOKUPS_AHEAD_AT_ONCE = 50;
 
 const CONCURRENCY = concurrencyOption(
 	1,
@@ -164,53 +161,62 @@ function paysAgainIfFailed(context: IExecuteFunctions): boolean {
 }
 
 /**
- * Checks every row before any is sent (run.ts): with refused rows and On Error: Stop the run stops here,
- * having sent nothing, and its error lists them. Then starts looking up, 50 at once, the keys the run's
- * payouts will look up before sending, while the payouts go out: a first run then takes about one round
- * trip per payout.
+ * Checks every row before any is sent (run.ts), its key looked up too (50 at once): with refused rows
+ * and On Error: Stop the run stops here, having sent nothing, and its error lists them. The lookups
+ * are the ones each payout then takes before sending, unless another execution held its key since.
  */
 export async function beforeItems(this: IExecuteFunctions): Promise<void> {
 	// An AI tool's call is one payout, which the money guard lets through (or not) before it is checked.
 	if (isToolCall(this)) return;
 	const checkOnly = isCheckOnly(this);
-	const check = await checkPayoutRun(this, checkOnly);
+	const check = await checkPayoutRun(this, checkOnly, paysAgainIfFailed(this));
 	// A dry run reports refused rows as rows; a real run sends nothing unless told to go on. One row
 	// fails on its own, as any operation's item.
 	const run = this.getInputData().length > 1;
-	if (run && !checkOnly && check.refused.size > 0 && !this.continueOnFail())
+	if (run && !checkOnly && check.refused.size > 0 && !this.continueOnFail()) {
+		stopLookingAhead(this);
 		throw refusedRunError(this, check);
-	// A dry run reads each key itself; paying again reads each row's attempts in turn.
-	if (checkOnly || paysAgainIfFailed(this)) return;
-	const lookups = [...check.ready]
-		.filter(([, payout]) => payout.checkFirst)
-		.map(([itemIndex, { key }]) => ({ key, request: payoutRecordRequest(itemIndex, key) }));
-	lookUpAhead(this, lookups, LOOKUPS_AHEAD_AT_ONCE);
+	}
 }
 
 /** Pays out to a mobile money wallet once per key (or, in a dry run, only checks the row). */
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
-	if (isCheckOnly(this)) return await checkPayoutRow(item);
-	const { request, fee, ...checked } = await checkedPayout(item, false);
+	if (isCheckOnly(this)) return await checkPayoutRow(item, paysAgainIfFailed(this));
+	return await payOut(this, item).catch(async (error: unknown) => {
+		// The run stops at this row: no more lookups for rows that will not be paid.
+		if (!this.continueOnFail()) stopLookingAhead(this);
+		return await Promise.reject(error as Error);
+	});
+}
+
+async function payOut(context: IExecuteFunctions, item: Item): Promise<IDataObject> {
+	const { request, fee, found, ...checked } = await checkedPayout(item, false);
 	let { key, checkFirst } = checked;
 	// The wait runs after every payout is sent: a bad timeout must stop the run before any is.
-	if (isWaiting(this)) readSettleTimeout(this, 0);
+	if (isWaiting(context)) readSettleTimeout(context, 0);
 	const attempt =
-		paysAgainIfFailed(this) && !keyIsGenerated(item) ? await currentAttempt(item, key) : undefined;
+		paysAgainIfFailed(context) && !keyIsGenerated(item)
+			? await currentAttempt(item, key, request)
+			: undefined;
 	if (attempt) {
 		key = attempt.key;
 		checkFirst = true;
 	}
 	const { method, amount, currency, to } = request;
 	const itemIndex = item.index;
-	await enforceLimits(this, itemIndex, {
-		kind: 'payout',
-		amount,
-		currency,
-		network: method,
-		recipient: to,
-	});
+	// A payout found under its key is not sent again, so it takes no room under the limits (a re-run of
+	// a sheet whose rows were paid pays the rest up to the limits).
+	if (found !== true && attempt?.record === undefined) {
+		await enforceLimits(context, itemIndex, {
+			kind: 'payout',
+			amount,
+			currency,
+			network: method,
+			recipient: to,
+		});
+	}
 	const { response, outcome } = await createOnce(
-		this,
+		context,
 		{
 			credential: 'littlePayApiKeyApi',
 			method: 'POST',
@@ -227,7 +233,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 		},
 		'disbursement',
 	);
-	const data = expectSuccess(this, response, itemIndex);
+	const data = expectSuccess(context, response, itemIndex);
 	const known = { key, method, amount, currency, to, fee };
 	// A creation answer says accepted at most; a record found under the key says where it stands.
 	const payout =
@@ -278,6 +284,7 @@ export async function afterItems(
 	results: Array<IDataObject | undefined>,
 	failures: Array<IDataObject | undefined>,
 ): Promise<RunEnd> {
+	stopLookingAhead(this);
 	const checkOnly = isCheckOnly(this);
 	if (!checkOnly && isWaiting(this)) {
 		// Only what this run sent is waited for: a payout found under its key (alreadyExisted) comes out
@@ -309,6 +316,7 @@ export function describeFailure(
 	failure: unknown,
 	results: Array<IDataObject | undefined>,
 ): void {
+	stopLookingAhead(this);
 	if (isCheckOnly(this) || !(failure instanceof Error)) return;
 	const done = results.filter((result) => result !== undefined);
 	if (done.length === 0) return;

@@ -7,15 +7,17 @@ import { keyIsGenerated } from '../../money/keys';
 import type { Item } from '../../item';
 import { ItemInputError, refusalOf } from '../../errors';
 import { checkedPayout, runCheckOf } from './run';
+import { currentAttempt } from './attempts';
+import type { Attempt } from './attempts';
 import type { CheckedPayout } from './run';
 
 /**
  * One row of a dry run, sending nothing: the run's check before sending (run.ts) says whether the row
- * would be refused and why; for a key from the data, a read says whether Little Pay already has a payout
- * under it. A row that would be refused comes out with `valid: false`, the reason, its 1-based `row` and
+ * would be refused and why; for a key from the data, the run's own lookup (or, with Pay Again If Failed,
+ * the same read of the row's attempts as the real run) says whether Little Pay already has the payout. A row that would be refused comes out with `valid: false`, the reason, its 1-based `row` and
  * its key as given, instead of failing.
  */
-export async function checkPayoutRow(item: Item): Promise<IDataObject> {
+export async function checkPayoutRow(item: Item, payAgain = false): Promise<IDataObject> {
 	const { context, index: itemIndex } = item;
 	// Until a field is valid, the row shows it as given, so a refused row can be found.
 	const given = (name: string, fallback: string | null = null) =>
@@ -41,24 +43,47 @@ export async function checkPayoutRow(item: Item): Promise<IDataObject> {
 	// An AI tool's dry run is checked here, row by row: a bad value is what it reports.
 	if (refusal || !checked)
 		return { ...row, reason: refusal?.reason, field: refusal?.field ?? null };
-	const { request, key, fee } = checked;
+	const { request, fee, found } = checked;
+	let { key } = checked;
 	Object.assign(row, request, { fee, key: keyIsGenerated(item) ? null : key });
-	if (typeof row.key === 'string') {
-		const found = await readLittlePay(context, payoutRecordRequest(itemIndex, row.key));
-		if (found.statusCode !== 404) {
-			const record = expectSuccess(context, found, itemIndex);
+	if (typeof row.key !== 'string') {
+		row.valid = true;
+		return row;
+	}
+	// Pay Again If Failed: the attempt the real run would pay (or find), read the same way.
+	let record: IDataObject | undefined;
+	if (payAgain) {
+		let attempt: Attempt | undefined;
+		const failed = await refusalOf(async () => {
+			attempt = await currentAttempt(item, key, request);
+		}, ItemInputError);
+		if (failed || !attempt)
+			return { ...row, reason: failed?.reason, field: failed?.field ?? 'Key' };
+		key = attempt.key;
+		row.key = key;
+		record = attempt.record;
+		if (attempt.attempt > 1) {
+			row.attempt = attempt.attempt;
+			row.failedBefore = attempt.failedBefore;
+		}
+	} else if (found !== true) {
+		const answer = await readLittlePay(context, payoutRecordRequest(itemIndex, key));
+		if (answer.statusCode !== 404) record = expectSuccess(context, answer, itemIndex);
+	}
+	if (record !== undefined || found === true) {
+		if (record !== undefined) {
 			const { amount, method, currency, to } = request;
 			const differences = differingFields({ amount, method, currency, to }, record);
 			if (differences.length > 0) {
 				return {
 					...row,
-					reason: `Key "${row.key}" already belongs to a different payout (${differences.join('; ')})`,
+					reason: `Key "${key}" already belongs to a different payout (${differences.join('; ')})`,
 					field: 'Key',
 				};
 			}
-			// Paying this row would find that payout, not pay again.
-			row.alreadyExisted = true;
 		}
+		// Paying this row would find that payout, not pay again.
+		row.alreadyExisted = true;
 	}
 	row.valid = true;
 	return row;

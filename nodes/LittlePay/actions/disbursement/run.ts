@@ -3,8 +3,13 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { ItemInputError, MoneyRefusal, nodeError, refusalOf, rowOf } from '../../errors';
 import { itemScope } from '../../item';
 import type { Item } from '../../item';
+import { outcomeOfRecord } from '../../helpers/payoutOutcome';
 import { payoutKey } from '../../money/keys';
+import { answersAhead, differingFields, lookUpAhead } from '../../money/once';
 import { checkRunLimits } from '../../money/reserve';
+import { isSuccess } from '../../money/send';
+import { payoutRecordRequest } from '../../transport/gateway';
+import { attemptKey, MAX_ATTEMPTS } from './attempts';
 import { limitRefusal, quoteFor } from './charges';
 import { readPayoutRequest } from './fields';
 import type { PayoutRequest } from './fields';
@@ -20,6 +25,9 @@ import type { PayoutRequest } from './fields';
 export const SPLIT_ADVICE =
 	'Split the payout into parts within the limits, each a row with its own payout ID (key), or pick another network';
 
+/** Key lookups ahead of a run's payouts: reads, run wider than the payouts themselves. */
+export const LOOKUPS_AHEAD_AT_ONCE = 50;
+
 /** A row checked before the run sends anything, ready to send. */
 export interface CheckedPayout {
 	request: PayoutRequest;
@@ -27,6 +35,11 @@ export interface CheckedPayout {
 	/** Whether the key is looked up before sending (money/keys.ts). */
 	checkFirst: boolean;
 	fee: number | null;
+	/**
+	 * Little Pay already holds this very payout under the key (looked up before the run): the row is
+	 * found, not sent, so it counts against no Spending Limit.
+	 */
+	found?: boolean;
 }
 
 /** A row the run's check refused: nothing is sent for it. */
@@ -95,6 +108,7 @@ async function checkRow(item: Item, alwaysQuote: boolean): Promise<CheckedPayout
 export async function checkPayoutRun(
 	context: IExecuteFunctions,
 	alwaysQuote: boolean,
+	payAgain: boolean,
 ): Promise<RunCheck> {
 	const ready = new Map<number, CheckedPayout>();
 	const refused = new Map<number, RefusedPayout>();
@@ -106,42 +120,53 @@ export async function checkPayoutRun(
 		}, ItemInputError);
 		if (refusal) refused.set(itemIndex, refusedRow(item, refusal));
 	}
+	const refuse = async (itemIndex: number, reason: string, fix: string) => {
+		const item = itemScope(context, itemIndex);
+		const refusal = await refusalOf(() => item.fail('Key', reason, fix), ItemInputError);
+		ready.delete(itemIndex);
+		if (refusal) refused.set(itemIndex, refusedRow(item, refusal));
+	};
+	const keyOf = (itemIndex: number) => ready.get(itemIndex)?.key ?? refused.get(itemIndex)?.key;
 	// A key given twice (a copied ID) refuses the later rows, whether or not the first is refused: one
 	// payout per key, so the later row would be reported as the first row's payout and nobody paid.
+	// Letter case is not told apart: Little Pay does not say whether EMP1 and emp1 are one key.
 	const firstRowOfKey = new Map<string, number>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const key = ready.get(itemIndex)?.key ?? refused.get(itemIndex)?.key;
+		const key = keyOf(itemIndex);
 		if (key === undefined || key === null) continue;
-		const first = firstRowOfKey.get(key);
+		const first = firstRowOfKey.get(key.toLowerCase());
 		if (first === undefined) {
-			firstRowOfKey.set(key, itemIndex);
+			firstRowOfKey.set(key.toLowerCase(), itemIndex);
 			continue;
 		}
 		if (!ready.has(itemIndex)) continue;
-		const item = itemScope(context, itemIndex);
-		const refusal = await refusalOf(() => {
-			item.fail(
-				'Key',
-				`"${key}" is also the key of ${rowOf(first).toLowerCase()}: Little Pay keeps one payout per key, so this row would be reported as that row's payout, and nobody paid`,
-				'Give each row its own payout ID (a copied ID?); each part of a split payout needs an ID of its own',
-			);
-		}, ItemInputError);
-		ready.delete(itemIndex);
-		if (refusal) refused.set(itemIndex, refusedRow(item, refusal));
+		const firstKey = String(keyOf(first));
+		await refuse(
+			itemIndex,
+			firstKey === key
+				? `"${key}" is also the key of ${rowOf(first).toLowerCase()}: Little Pay keeps one payout per key, so this row would be reported as that row's payout, and nobody paid`
+				: `"${key}" differs from the key of ${rowOf(first).toLowerCase()} ("${firstKey}") only by letter case: Little Pay may take them as one key, so this row could be reported as that row's payout, and nobody paid`,
+			'Give each row its own payout ID (a copied ID?); each part of a split payout needs an ID of its own',
+		);
 	}
+	if (payAgain) await refuseAttemptKeys(items.length, keyOf, ready, refuse);
+	await refuseKeysHoldingAnother(context, ready, refuse, payAgain);
+	// A row found paid under its key (a re-run) is not sent again, so it takes no room under the limits.
 	const overLimits = await checkRunLimits(
 		context,
 		'payout',
-		[...ready].map(([itemIndex, { request }]) => ({
-			itemIndex,
-			request: {
-				kind: 'payout',
-				amount: request.amount,
-				currency: request.currency,
-				network: request.method,
-				recipient: request.to,
-			},
-		})),
+		[...ready]
+			.filter(([, payout]) => payout.found !== true)
+			.map(([itemIndex, { request }]) => ({
+				itemIndex,
+				request: {
+					kind: 'payout',
+					amount: request.amount,
+					currency: request.currency,
+					network: request.method,
+					recipient: request.to,
+				},
+			})),
 	);
 	for (const [itemIndex, refusal] of overLimits) {
 		ready.delete(itemIndex);
@@ -151,6 +176,72 @@ export async function checkPayoutRun(
 	const check = { ready, refused: new Map([...refused].sort(([a], [b]) => a - b)) };
 	checks.set(context, check);
 	return check;
+}
+
+type Refuse = (itemIndex: number, reason: string, fix: string) => Promise<void>;
+
+/**
+ * With Pay Again If Failed, a row pays again under `<key>r2` ... `<key>r9`: a row whose own key is one
+ * of another row's attempt keys would share that row's payout, so it is refused.
+ */
+async function refuseAttemptKeys(
+	rows: number,
+	keyOf: (itemIndex: number) => string | null | undefined,
+	ready: Map<number, CheckedPayout>,
+	refuse: Refuse,
+): Promise<void> {
+	const attemptOf = new Map<string, { itemIndex: number; attempt: number }>();
+	for (let itemIndex = 0; itemIndex < rows; itemIndex++) {
+		const key = keyOf(itemIndex);
+		if (key === undefined || key === null) continue;
+		for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++)
+			attemptOf.set(attemptKey(key, attempt).toLowerCase(), { itemIndex, attempt });
+	}
+	for (const [itemIndex, { key }] of [...ready]) {
+		const owner = attemptOf.get(key.toLowerCase());
+		if (!owner || owner.itemIndex === itemIndex) continue;
+		await refuse(
+			itemIndex,
+			`"${key}" is the key ${rowOf(owner.itemIndex).toLowerCase()} is paid again under (Pay Again If Failed, attempt ${owner.attempt}): the two rows would share one payout`,
+			"Give this row a payout ID that is not another row's ID followed by r and a number, or run it without Pay Again If Failed",
+		);
+	}
+}
+
+/**
+ * Looks every row's key up before anything is sent (the same reads each payout then takes as its
+ * lookup): a key that already holds a different payout refuses its row now, so a run that would stop
+ * at that row pays nobody; a key that holds this very payout marks the row found. With Pay Again If
+ * Failed a failed payout under the key is neither: the row is paid again under its next attempt key.
+ */
+async function refuseKeysHoldingAnother(
+	context: IExecuteFunctions,
+	ready: Map<number, CheckedPayout>,
+	refuse: Refuse,
+	payAgain: boolean,
+): Promise<void> {
+	const lookups = [...ready]
+		.filter(([, payout]) => payout.checkFirst)
+		.map(([itemIndex, { key }]) => ({ key, request: payoutRecordRequest(itemIndex, key) }));
+	if (lookups.length === 0) return;
+	lookUpAhead(context, lookups, LOOKUPS_AHEAD_AT_ONCE);
+	const answers = await answersAhead(context);
+	for (const [itemIndex, payout] of [...ready]) {
+		const answer = answers.get(payout.key);
+		if (!answer || !isSuccess(answer)) continue;
+		if (payAgain && outcomeOfRecord(answer.data.status) === 'failed') continue;
+		const { amount, method, currency, to } = payout.request;
+		const differences = differingFields({ amount, method, currency, to }, answer.data);
+		if (differences.length === 0) {
+			payout.found = true;
+			continue;
+		}
+		await refuse(
+			itemIndex,
+			`"${payout.key}" already belongs to a different payout (${differences.join('; ')})`,
+			'Little Pay keeps one payout per key and this row asks for another one. Use a new key for a new payout, or correct the row if it is the same one.',
+		);
+	}
 }
 
 /** One line of a refusal list: "Row 42 (key po1042): Destination Number must have 9 digits ...". */

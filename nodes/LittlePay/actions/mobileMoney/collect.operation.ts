@@ -83,6 +83,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 		data: prompt,
 		recovered,
 		alreadyPrompted,
+		promptOutcomeUnknown,
 	} = await processOnce(
 		this,
 		itemIndex,
@@ -109,6 +110,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	if (intent.recovered || recovered) result.recovered = true;
 	if (intent.alreadyExisted) result.alreadyExisted = true;
 	if (alreadyPrompted) result.alreadyPrompted = true;
+	if (promptOutcomeUnknown) result.promptOutcomeUnknown = true;
 	// The pause waits for the payment's end: a failed prompt keeps it waiting while the intent can
 	// still be paid (its checkout page), since a later payment calls back this execution only.
 	if (pause) {

@@ -36,7 +36,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	await enforceLimits(this, itemIndex, { kind: 'payment', network, intentReference: reference });
 	// The intent exists already, so it may have an attempt (an earlier run, Retry On Fail, a retried
 	// execution): the status record is read first and a payer who was asked is not asked again.
-	const { data, recovered, alreadyPrompted } = await processOnce(
+	const { data, recovered, alreadyPrompted, promptOutcomeUnknown } = await processOnce(
 		this,
 		itemIndex,
 		reference,
@@ -51,5 +51,6 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 		...data,
 		...(recovered ? { recovered } : {}),
 		...(alreadyPrompted ? { alreadyPrompted } : {}),
+		...(promptOutcomeUnknown ? { promptOutcomeUnknown } : {}),
 	};
 }

@@ -90,6 +90,10 @@ describe('card display helpers', () => {
 		);
 		// A 13-digit timestamp or a key's digits fail Luhn: left as they are.
 		expect(scrubCardValues('got 1795766331036')).toBe('got 1795766331036');
+		// One time in ms in ten passes Luhn (this one failed a test by the clock): no 13-digit card starts with 1.
+		expect(scrubCardValues('got 1795797375882')).toBe('got 1795797375882');
+		// A 13-digit Visa is still hidden.
+		expect(scrubCardValues('card 4222222222222 declined')).toBe('card •••• 2222 declined');
 	});
 
 	it('scrubs the exact card values a run handled, however the gateway writes them back', () => {

@@ -156,6 +156,9 @@ export async function benchPayrollQueue(): Promise<void> {
 		workers: WORKERS,
 		webhooks: 1,
 		workerConcurrency: WORKER_CONCURRENCY,
+	}).catch(async (error: unknown) => {
+		await gateway.close();
+		throw error;
 	});
 	const stopOnSignal = () =>
 		void cluster
@@ -217,7 +220,7 @@ export async function benchPayrollQueue(): Promise<void> {
 		for (let i = 0; i < rows.length; i += 5000)
 			await api.insertDataTableRows(
 				payroll.tableId,
-				rows.slice(i, i + 5000).map((r) => ({
+				rows.slice(i, i + 5000).map((r, j) => ({
 					payrollId,
 					payoutId: r.payoutId,
 					name: r.name,
@@ -225,6 +228,7 @@ export async function benchPayrollQueue(): Promise<void> {
 					amount: r.amount,
 					currency: r.currency,
 					network: 'MPESA',
+					block: Math.floor((i + j) / 100),
 					status: 'open',
 					claimedBy: 'none',
 				})),
@@ -274,11 +278,16 @@ export async function benchPayrollQueue(): Promise<void> {
 		const chunkIds = [...new Set(tableRows.map((r) => String(r.claimedBy)))];
 		const totals = { claim: 0, record: 0, payOut: 0, rows: 0 };
 		for (const id of chunkIds) {
-			const t = await nodeTimes(api, id, ['Claim the Row', 'Record the Outcome', 'Pay Out']);
-			totals.claim += t['Claim the Row'].ms;
-			totals.record += t['Record the Outcome'].ms;
+			const t = await nodeTimes(api, id, [
+				'Claim the Block',
+				'Outcome per Row',
+				'Record the Outcomes',
+				'Pay Out',
+			]);
+			totals.claim += t['Claim the Block'].ms;
+			totals.record += t['Outcome per Row'].ms + t['Record the Outcomes'].ms;
 			totals.payOut += t['Pay Out'].ms;
-			totals.rows += t['Claim the Row'].items;
+			totals.rows += t['Claim the Block'].items;
 		}
 
 		const slots = WORKERS * WORKER_CONCURRENCY - 1;

@@ -6,7 +6,7 @@ import { parse as parseFlatted } from 'flatted';
 
 import type { N8nApi } from './n8n';
 import { loadExample, waitFor } from './n8nRuns';
-import { createPayrollTable } from './payrollTable';
+import { createPayrollTables } from './payrollTable';
 
 const EXAMPLE = '12-payroll-over-workers.json';
 
@@ -14,6 +14,7 @@ const EXAMPLE = '12-payroll-over-workers.json';
 export interface PayrollWorkflow {
 	id: string;
 	tableId: string;
+	outcomesTableId: string;
 	/** Webhook base URLs (`http://host:port`) the payroll is started and loaded through. */
 	webhookUrls: string[];
 }
@@ -50,10 +51,11 @@ export async function importPayrollWorkflow(
 	apiKeyId: string,
 	webhookUrls: string[],
 ): Promise<PayrollWorkflow> {
-	const tableId = await createPayrollTable(api);
+	const tables = await createPayrollTables(api);
 	const workflow = loadExample(EXAMPLE, {
 		API_KEY_CREDENTIAL_ID: apiKeyId,
-		PAYROLL_TABLE_ID: tableId,
+		PAYROLL_TABLE_ID: tables.payrollId,
+		PAYROLL_OUTCOMES_TABLE_ID: tables.payrollOutcomesId,
 	});
 	const text = JSON.stringify(workflow).split('http://127.0.0.1:5678').join(webhookUrls[0]);
 	const { id, versionId } = await api.createWorkflow(JSON.parse(text) as Record<string, unknown>);
@@ -67,7 +69,7 @@ export async function importPayrollWorkflow(
 			});
 			return res.status === 200 ? true : undefined;
 		});
-	return { id, tableId, webhookUrls };
+	return { id, tableId: tables.payrollId, outcomesTableId: tables.payrollOutcomesId, webhookUrls };
 }
 
 /** Loads a payroll through the workflow's Load a Payroll webhook (once per payroll ID). */

@@ -1,4 +1,4 @@
-// The Data Table example 12 (payroll over queue-mode workers) keeps its rows and claims in. Never shipped.
+// The Data Tables example 12 (payroll over queue-mode workers) keeps its rows and claims in. Never shipped.
 import type { N8nApi } from './n8n';
 
 /** The columns of `littlepay_payroll`: the employee's row, its claim and its outcome. */
@@ -10,6 +10,8 @@ export const PAYROLL_COLUMNS: Array<{ name: string; type: 'string' | 'number' | 
 	{ name: 'amount', type: 'number' },
 	{ name: 'currency', type: 'string' },
 	{ name: 'network', type: 'string' },
+	// Rows are claimed a block (100 rows) at a time.
+	{ name: 'block', type: 'number' },
 	// open -> claimed (claimedBy = the chunk execution) -> done; the claim compares status and claimedBy.
 	{ name: 'status', type: 'string' },
 	{ name: 'claimedBy', type: 'string' },
@@ -23,7 +25,29 @@ export const PAYROLL_COLUMNS: Array<{ name: string; type: 'string' | 'number' | 
 	{ name: 'doneAt', type: 'date' },
 ];
 
-/** Creates the `littlepay_payroll` Data Table example 12 needs and returns its id. */
-export async function createPayrollTable(api: N8nApi): Promise<string> {
-	return await api.createDataTable('littlepay_payroll', PAYROLL_COLUMNS);
+/** The columns of `littlepay_payroll_outcomes`: each row's outcome, under the execution that claimed it. */
+export const PAYROLL_OUTCOME_COLUMNS: Array<{ name: string; type: 'string' | 'number' | 'date' }> =
+	[
+		{ name: 'payrollId', type: 'string' },
+		{ name: 'payoutId', type: 'string' },
+		{ name: 'claimedBy', type: 'string' },
+		{ name: 'outcome', type: 'string' },
+		{ name: 'run', type: 'string' },
+		{ name: 'fee', type: 'number' },
+		{ name: 'reason', type: 'string' },
+		{ name: 'littlePayId', type: 'string' },
+		{ name: 'doneAt', type: 'date' },
+	];
+
+/** Creates the two Data Tables example 12 needs and returns their ids. */
+export async function createPayrollTables(
+	api: N8nApi,
+): Promise<{ payrollId: string; payrollOutcomesId: string }> {
+	return {
+		payrollId: await api.createDataTable('littlepay_payroll', PAYROLL_COLUMNS),
+		payrollOutcomesId: await api.createDataTable(
+			'littlepay_payroll_outcomes',
+			PAYROLL_OUTCOME_COLUMNS,
+		),
+	};
 }

@@ -72,18 +72,17 @@ export async function importPayrollWorkflow(
 	return { id, tableId: tables.payrollId, outcomesTableId: tables.payrollOutcomesId, webhookUrls };
 }
 
-/** Loads a payroll through the workflow's Load a Payroll webhook (once per payroll ID). */
+/** Loads a payroll through the workflow's Load a Payroll webhook (once per payroll ID); resolves when written. */
 export async function loadPayroll(
 	webhookUrl: string,
 	payrollId: string,
 	rows: PayrollRow[],
-): Promise<Record<string, unknown>> {
-	const res = await axios.post(
+): Promise<void> {
+	await axios.post(
 		`${webhookUrl}/webhook/littlepay-payroll-load`,
 		{ payrollId, rows },
 		{ timeout: 600000, maxBodyLength: Infinity },
 	);
-	return res.data as Record<string, unknown>;
 }
 
 /** Starts a payroll through Start the Payroll; resolves with its answer (the summary) and HTTP status. */

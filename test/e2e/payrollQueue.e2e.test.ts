@@ -74,21 +74,26 @@ describe('example 12 in queue mode: each row paid once across workers', () => {
 	it('a payroll started twice at once, on both workers, pays each row once', async () => {
 		const payrollId = 'dbl';
 		const rows = payrollRows(payrollId, ROWS, 1);
-		expect(await loadPayroll(webhookUrl, payrollId, rows)).toMatchObject({ loaded: ROWS });
+		await loadPayroll(webhookUrl, payrollId, rows);
+		expect(await payrollSummary(webhookUrl, payrollId)).toMatchObject({
+			rows: ROWS,
+			notStarted: ROWS,
+		});
 		const [a, b] = await Promise.all([
 			startPayroll(webhookUrl, { payrollId, chunkSize: 150 }),
 			startPayroll(webhookUrl, { payrollId, chunkSize: 150 }),
 		]);
 		expect([a.status, b.status]).toEqual([200, 200]);
 		const starts = [a.summary.thisStart, b.summary.thisStart] as Array<Record<string, number>>;
-		// Two executions on two workers, each posting every row, each claiming a share of them.
+		process.stdout.write(
+			`payroll doubled: ${JSON.stringify(starts.map((s) => ({ ...s, worker: workerOf(s.startedBy) })))}\n`,
+		);
+		// Two executions on two workers, each claiming a share of the rows; rows one posted that the other
+		// claimed first were reported, not sent (claimedElsewhere): the two really raced.
 		expect(starts.map((s) => workerOf(s.startedBy)).sort()).toEqual([1, 2]);
-		expect(starts.map((s) => [s.rowsPosted, s.chunksFailed])).toEqual([
-			[ROWS, 0],
-			[ROWS, 0],
-		]);
+		expect(starts.map((s) => s.chunksFailed)).toEqual([0, 0]);
 		expect(starts[0].claimedHere + starts[1].claimedHere).toBe(ROWS);
-		expect(starts[0].claimedElsewhere).toBe(starts[1].claimedHere);
+		expect(starts[0].claimedElsewhere + starts[1].claimedElsewhere).toBeGreaterThan(0);
 		await expectPaidOnce(payrollId, rows);
 		const summary = await payrollSummary(webhookUrl, payrollId);
 		expect(summary).toMatchObject({ sent: ROWS, alreadySent: 0 });
@@ -101,7 +106,11 @@ describe('example 12 in queue mode: each row paid once across workers', () => {
 	it('a worker SIGKILLed mid-run: started again, every row is paid exactly once', async () => {
 		const payrollId = 'kill';
 		const rows = payrollRows(payrollId, ROWS, 2);
-		expect(await loadPayroll(webhookUrl, payrollId, rows)).toMatchObject({ loaded: ROWS });
+		await loadPayroll(webhookUrl, payrollId, rows);
+		expect(await payrollSummary(webhookUrl, payrollId)).toMatchObject({
+			rows: ROWS,
+			notStarted: ROWS,
+		});
 		// 100 ms a call, so the run lasts long enough to be cut in the middle.
 		await axios.post(`${sandbox.baseUrl}/sandbox/faults`, {
 			rules: [{ pathPrefix: '/api/', latencyMs: 100 }],

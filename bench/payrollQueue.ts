@@ -1,14 +1,15 @@
-// Bench payroll-queue (issue 52, point 4): example 12 (a payroll over queue-mode workers, each row claimed
-// in a Data Table before it is sent) in n8n 2.41.1's queue mode: main, 2 workers, a webhook process,
-// Postgres and Redis (testkit/queueCluster.ts), against the sandbox in its own process answering every /api/
-// request in 100 ms. PAYROLL_QUEUE_ROWS rows (100,000 by default), loaded into the payroll table through
-// n8n's REST API (loading is not what is measured), paid by one Start the Payroll in chunks of
-// PAYROLL_QUEUE_CHUNK (500). Prints: every row paid exactly once (sandbox ledger by key); the wall time
-// against the physical limit for the concurrency used (rows x 100 ms / payouts in flight, where in flight is
-// (workers x worker concurrency - 1 slot the start holds) x Pay Out's 10); n8n CPU and peak memory above
-// idle per row, per worker (from /proc, for the rows each worker claimed); the claim's cost per row (its two
-// table writes, from the chunk executions' node times); and the Little Pay Trigger's acknowledgement p50/p99
-// for signed callbacks at 2/s on the webhook process, with no payroll and during it. Load from /proc/loadavg.
+// Bench payroll-queue (issue 52, point 4): example 12 (a payroll over queue-mode workers, each row
+// claimed in a Data Table before it is sent) in n8n 2.41.1's queue mode: main, 2 workers, a webhook
+// process, Postgres and Redis (testkit/queueCluster.ts), against the sandbox in its own process answering
+// every /api/ request in 100 ms. PAYROLL_QUEUE_ROWS rows (100,000 by default), loaded into the payroll
+// table through n8n's REST API (loading is not what is measured), paid by one Start the Payroll in chunks
+// of PAYROLL_QUEUE_CHUNK (500). Prints: every row paid exactly once (sandbox ledger by key); the wall
+// time against the physical limit for the concurrency used (rows x 100 ms / payouts in flight: the chunks
+// at once, min(chunks, workers x worker concurrency - the slot the start holds), x Pay Out's 10); n8n CPU
+// and peak memory above idle per row, per worker (from /proc, for the rows each worker claimed); the
+// claim's cost per row (from the chunk executions' node times); and the Little Pay Trigger's
+// acknowledgement p50/p99 for signed callbacks at 2/s on the webhook process, with no payroll and during
+// it. Machine load from /proc/loadavg.
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -290,14 +291,15 @@ export async function benchPayrollQueue(): Promise<void> {
 			totals.rows += t['Claim the Block'].items;
 		}
 
-		const slots = WORKERS * WORKER_CONCURRENCY - 1;
+		// Chunk executions at once: the workers' slots less the one the start holds, or fewer chunks.
+		const slots = Math.min(WORKERS * WORKER_CONCURRENCY - 1, chunkIds.length);
 		const inFlight = slots * PAY_OUT_CONCURRENCY;
 		const limitMs = (ROWS * LATENCY_MS) / inFlight;
 		const ackMs = (list: Array<{ ms: number }>) => list.map((c) => c.ms);
 		const notOk = [...idle, ...during].filter((c) => c.status !== 200).length;
 		const summary = answer.summary;
 		note(
-			`payroll_queue: ${ROWS} rows, chunks of ${CHUNK}, ${WORKERS} workers x concurrency ${WORKER_CONCURRENCY} (${slots} chunk slots x Pay Out ${PAY_OUT_CONCURRENCY} = ${inFlight} payouts in flight), sandbox ${LATENCY_MS} ms: answered ${answer.status} in ${(ms / 1000).toFixed(1)} s, limit ${(limitMs / 1000).toFixed(1)} s; summary sent ${String(summary.sent)}, found already sent ${String(summary.alreadySent)}, refused ${String(summary.refused)}, unknown ${String(summary.unknown)}, in progress ${String(summary.inProgress)}; rows per worker ${rowsBy.join(' / ')}; chunk executions ${chunkIds.length}`,
+			`payroll_queue: ${ROWS} rows, chunks of ${CHUNK}, ${WORKERS} workers x concurrency ${WORKER_CONCURRENCY} (${slots} chunks at once x Pay Out ${PAY_OUT_CONCURRENCY} = ${inFlight} payouts in flight), sandbox ${LATENCY_MS} ms: answered ${answer.status} in ${(ms / 1000).toFixed(1)} s, limit ${(limitMs / 1000).toFixed(1)} s; summary sent ${String(summary.sent)}, found already sent ${String(summary.alreadySent)}, refused ${String(summary.refused)}, unknown ${String(summary.unknown)}, in progress ${String(summary.inProgress)}; rows per worker ${rowsBy.join(' / ')}; chunk executions ${chunkIds.length}`,
 		);
 		note(
 			`payroll_queue: loadavg before the idle callbacks ${idleLoad}; during the run ${loads.join(' | ')}`,

@@ -9,6 +9,7 @@ import { benchPausedWaits } from './pausedWaits';
 import { benchPayroll, benchPayrollProfile } from './payroll';
 import { benchPayouts } from './payouts';
 import { benchPayoutSettlement } from './payoutSettlement';
+import { benchPayrollQueue } from './payrollQueue';
 import { benchQueueCallbacks } from './queueCallbacks';
 import { benchQueuePayouts } from './queuePayouts';
 import { benchReconcile } from './reconcile';
@@ -24,6 +25,7 @@ const benches: Record<string, () => Promise<void>> = {
 	pausedWaits: benchPausedWaits,
 	payroll: benchPayroll,
 	payrollProfile: benchPayrollProfile,
+	'payroll-queue': benchPayrollQueue,
 	payouts: benchPayouts,
 	payoutSettlement: benchPayoutSettlement,
 	queueCallbacks: benchQueueCallbacks,

@@ -11,6 +11,7 @@ import { parse as parseFlatted } from 'flatted';
 import type { SandboxHandle } from '../sandbox';
 import { REPO_ROOT } from './n8n';
 import type { N8nApi } from './n8n';
+import { createPayrollTables } from './payrollTable';
 import { lastNodeWebhookNode } from './workflowParts';
 
 /** Polls until the probe returns a value, or fails after the timeout. */
@@ -282,6 +283,9 @@ export interface ExampleTables {
 	shipmentsId: string;
 	payoutsId: string;
 	refundsId: string;
+	/** Example 12's payroll rows and their claims, and the rows' outcomes. */
+	payrollId: string;
+	payrollOutcomesId: string;
 }
 
 /**
@@ -342,7 +346,8 @@ export async function createExampleTables(api: N8nApi): Promise<ExampleTables> {
 		{ name: 'nextStep', type: 'string' },
 		{ name: 'checkedAt', type: 'date' },
 	]);
-	return { paymentsId, shipmentsId, payoutsId, refundsId };
+	const { payrollId, payrollOutcomesId } = await createPayrollTables(api);
+	return { paymentsId, shipmentsId, payoutsId, refundsId, payrollId, payrollOutcomesId };
 }
 
 /** The placeholders of the examples' tables and of the refund callbacks' token, with their values. */
@@ -355,6 +360,8 @@ export function exampleReplacements(
 		SHIPMENTS_TABLE_ID: tables.shipmentsId,
 		PAYOUTS_TABLE_ID: tables.payoutsId,
 		REFUNDS_TABLE_ID: tables.refundsId,
+		PAYROLL_TABLE_ID: tables.payrollId,
+		PAYROLL_OUTCOMES_TABLE_ID: tables.payrollOutcomesId,
 		REFUND_CALLBACK_TOKEN: refundCallbackToken,
 	};
 }

@@ -134,10 +134,10 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 			refused: true,
 			limit: { field: 'maxAmount', value: 1000, setOn: 'node' },
 		});
-		expect(await callTool('payout', { amount: 100, to: '254799999990' })).toMatchObject({
-			refused: true,
-			limit: { field: 'allowedRecipients', value: ['2547123456*'] },
-		});
+		// The refusal names the rule, never the allowlist: a model (or a prompt injection) learns no payee.
+		const offList = await callTool('payout', { amount: 100, to: '254799999990' });
+		expect(offList).toMatchObject({ refused: true, limit: { field: 'allowedRecipients' } });
+		expect(JSON.stringify(offList)).not.toContain('2547123456');
 		expect((await payouts()).length).toBe(before);
 	});
 

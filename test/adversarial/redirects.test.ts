@@ -17,6 +17,7 @@ import type {
 import { httpRequestWithAuthentication } from 'n8n-core/dist/execution-engine/node-execution-context/utils/request-helpers/authentication';
 
 import { LittlePayApiKeyApi } from '../../credentials/LittlePayApiKeyApi.credentials';
+import { LittlePayBasicApi } from '../../credentials/LittlePayBasicApi.credentials';
 import { fetchPaymentStatus } from '../../nodes/LittlePay/transport/gateway';
 import { getFromWebhook } from '../../nodes/LittlePay/transport';
 import { loadFixture, runWorkflow } from '../../testkit/engine';
@@ -249,12 +250,57 @@ describe('a redirect on the Disbursement Base URL', () => {
 	});
 });
 
+describe.each(REDIRECTS)("the credentials' Test (HTTP %i)", (status) => {
+	// n8n's credential test (CredentialsTester, through RoutingNode) copies every key of `test.request`
+	// into the request options and sends them with httpRequestWithAuthentication: sent the same way here.
+	async function sendTest(test: LittlePayApiKeyApi['test'], type: string) {
+		const { baseURL: _expression, url, ...options } = test.request;
+		const context = webhookContext(type);
+		return context.helpers.httpRequestWithAuthentication.call(context, type, {
+			...options,
+			baseURL: frontUrl,
+			url: String(url).replace('={{$credentials.tokenId}}', 'TOKEN').replace(/^=/, ''),
+			returnFullResponse: true,
+		} as IHttpRequestOptions);
+	}
+
+	/** The status code n8n's credential tester reads from a failed test request (`error.cause.response`). */
+	async function failedStatus(answer: Promise<unknown>): Promise<number | undefined> {
+		const error = (await answer.then(
+			() => undefined,
+			(e: unknown) => e,
+		)) as { cause?: { response?: { status?: number } } } | undefined;
+		return error?.cause?.response?.status;
+	}
+
+	it('API key: the test fails with the redirect named and the key reaches no other host', async () => {
+		redirectWhen = () => status;
+		const test = new LittlePayApiKeyApi().test;
+		expect(await failedStatus(sendTest(test, 'littlePayApiKeyApi'))).toBe(status);
+		const rule = test.rules?.find(
+			(r) => r.type === 'responseCode' && r.properties.value === status,
+		);
+		expect(rule?.properties.message).toMatch(/redirect .*it was not followed: check the Base URL/);
+		expectNothingElsewhere();
+	});
+
+	it('Client ID and Secret: the test fails (never "Connection successful") and the secret reaches no other host', async () => {
+		redirectWhen = () => status;
+		const test = new LittlePayBasicApi().test;
+		expect(await failedStatus(sendTest(test, 'littlePayBasicApi'))).toBe(status);
+		expectNothingElsewhere();
+	});
+});
+
 /**
  * A webhook call's context as n8n builds it, reduced to what the transport uses: the API key
  * credential at the front, and n8n-core's real httpRequestWithAuthentication (its redirect handling).
  */
-function webhookContext(): IWebhookFunctions {
-	const credential = { apiKey: API_KEY(), baseUrl: frontUrl };
+function webhookContext(type = 'littlePayApiKeyApi'): IWebhookFunctions {
+	const credential =
+		type === 'littlePayApiKeyApi'
+			? { apiKey: API_KEY(), baseUrl: frontUrl }
+			: { ...sb.credentials.littlePayBasicApi, baseUrl: frontUrl };
 	const node = {
 		id: 'trigger',
 		name: 'Little Pay Trigger',
@@ -262,14 +308,19 @@ function webhookContext(): IWebhookFunctions {
 		typeVersion: 2,
 		position: [0, 0] as [number, number],
 		parameters: {},
-		credentials: { littlePayApiKeyApi: { id: 'c1', name: 'Little Pay (API key)' } },
+		credentials: { [type]: { id: 'c1', name: 'Little Pay' } },
 	};
 	const additionalData = {
 		credentialsHelper: {
 			getParentTypes: () => [],
 			preAuthentication: async () => undefined,
-			authenticate: async (creds: IDataObject, _type: string, options: IHttpRequestOptions) =>
-				new LittlePayApiKeyApi().authenticate(creds as never, options),
+			authenticate: async (creds: IDataObject, credType: string, options: IHttpRequestOptions) =>
+				credType === 'littlePayApiKeyApi'
+					? new LittlePayApiKeyApi().authenticate(creds as never, options)
+					: {
+							...options,
+							auth: { username: String(creds.clientId), password: String(creds.clientSecret) },
+						},
 		},
 	} as unknown as IWorkflowExecuteAdditionalData;
 	const context = {

@@ -1,5 +1,6 @@
-import { NodeOperationError } from 'n8n-workflow';
-import type { IDataObject, IHttpRequestMethods, INode } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, INode, NodeOperationError } from 'n8n-workflow';
+
+import { nodeError } from '../errors';
 
 /** Whether a status code is a redirect, which the package never follows. */
 export function isRedirect(statusCode: number): boolean {
@@ -33,7 +34,7 @@ export function redirectError(
 		request.method === 'GET'
 			? 'Nothing was read.'
 			: 'Little Pay did not take this request: nothing was charged, paid or refunded by it, and it is safe to send again once the address is right.';
-	return new NodeOperationError(
+	return nodeError(
 		node,
 		`Little Pay answered with a redirect to ${host}; the request was not followed: check the ${request.field}`,
 		{

@@ -166,14 +166,14 @@ describe("card data in n8n's store", () => {
 					validateStatus: () => true,
 				},
 			);
-			expect(paid.status).toBe(302);
+			expect(paid.status).toBe(303);
 			// The gateway's page sends the payer back to the Return URL once the payment is done.
 			const returnUrl = await waitFor('the checkout to send the payer back', async () => {
 				const back = await axios.get(`${sandbox.baseUrl}/checkout/${reference}`, {
 					maxRedirects: 0,
 					validateStatus: () => true,
 				});
-				return back.status === 302 ? String(back.headers.location) : undefined;
+				return back.status === 303 ? String(back.headers.location) : undefined;
 			});
 			expect(returnUrl.startsWith(`${n8n.url}/webhook/littlepay-card-returned?`)).toBe(true);
 			const result = await axios.get(returnUrl, { validateStatus: () => true });

@@ -253,9 +253,42 @@ describe("card data in n8n's store", () => {
 		);
 	});
 
-	it('after n8n is killed (as a crash does), the hosted payment left no card number or CVV behind', async () => {
+	it('n8n killed while a hosted payment comes back (as a crash does): no card number or CVV left behind', async () => {
+		const crashCard = newCard();
+		const start = await axios.get(`${n8n.url}/webhook/littlepay-card-checkout`, {
+			maxRedirects: 0,
+			validateStatus: () => true,
+		});
+		const reference = String(start.headers.location).split('/checkout/')[1];
+		await axios.post(
+			`${sandbox.baseUrl}/checkout/${reference}/card`,
+			new URLSearchParams({
+				cc_number: crashCard.number,
+				cc_exp: '01/39',
+				cc_cvv: crashCard.cvv,
+				cc_name: 'Amina Wanjiru',
+			}).toString(),
+			{
+				headers: { 'content-type': 'application/x-www-form-urlencoded' },
+				maxRedirects: 0,
+				validateStatus: () => true,
+			},
+		);
+		const returnUrl = await waitFor('the checkout to send the payer back', async () => {
+			const back = await axios.get(`${sandbox.baseUrl}/checkout/${reference}`, {
+				maxRedirects: 0,
+				validateStatus: () => true,
+			});
+			return back.status === 303 ? String(back.headers.location) : undefined;
+		});
+		// The payer's browser comes back, and n8n dies while it answers (SIGKILL: nothing is flushed).
+		const coming = axios.get(returnUrl, { validateStatus: () => true }).catch(() => undefined);
+		await new Promise((r) => setTimeout(r, 20));
 		await n8n.kill();
-		expect(whereStored(n8n, hostedCard)).toEqual([]);
-		expect(executionRows(n8n)).not.toContain(hostedCard.number);
+		await coming;
+		for (const card of [hostedCard, crashCard]) {
+			expect(whereStored(n8n, card)).toEqual([]);
+			expect(executionRows(n8n)).not.toContain(card.number);
+		}
 	});
 });

@@ -254,7 +254,7 @@ describe.each(REDIRECTS)("the credentials' Test (HTTP %i)", (status) => {
 	// n8n's credential test (CredentialsTester, through RoutingNode) copies every key of `test.request`
 	// into the request options and sends them with httpRequestWithAuthentication: sent the same way here.
 	async function sendTest(test: LittlePayApiKeyApi['test'], type: string) {
-		const { baseURL: _expression, url, ...options } = test.request;
+		const { url, ...options } = test.request;
 		const context = webhookContext(type);
 		return context.helpers.httpRequestWithAuthentication.call(context, type, {
 			...options,

@@ -32,7 +32,6 @@ function expression(value: unknown): (json: unknown) => unknown {
 	const text = String(value);
 	const inner = /^=\{\{([\s\S]*)\}\}$/.exec(text)?.[1];
 	if (inner === undefined) return () => text;
-	// eslint-disable-next-line @typescript-eslint/no-implied-eval
 	const fn = new Function('$json', '$now', `return (${inner});`) as (
 		j: unknown,
 		n: unknown,

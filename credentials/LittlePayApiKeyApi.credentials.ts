@@ -1,10 +1,28 @@
 import type {
 	ICredentialDataDecryptedObject,
+	IAuthenticateRuleResponseCode,
 	ICredentialTestRequest,
 	IHttpRequestOptions,
 	ICredentialType,
 	INodeProperties,
 } from 'n8n-workflow';
+
+/** The redirect statuses a credential test refuses: it never follows one (n8n copies the test's request options). */
+export const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
+
+/**
+ * A credential test's rules for a redirect: n8n would otherwise follow it, sending the API key or the
+ * client secret to wherever it points, and report the other host's answer as a working credential.
+ */
+export function redirectRules(field: string): IAuthenticateRuleResponseCode[] {
+	return REDIRECT_STATUSES.map((value) => ({
+		type: 'responseCode' as const,
+		properties: {
+			value,
+			message: `Little Pay answered with a redirect (HTTP ${value}); it was not followed: check the ${field}`,
+		},
+	}));
+}
 
 /**
  * Spending limits on the credential: they bind every workflow and node that uses it (read by the node's
@@ -195,8 +213,10 @@ export class LittlePayApiKeyApi implements ICredentialType {
 				'={{($credentials.disbursementBaseUrl || $credentials.baseUrl).replace(/\\/+$/, "")}}',
 			url: '/api/disbursements/charges',
 			method: 'GET',
+			disableFollowRedirect: true,
 		},
 		rules: [
+			...redirectRules('Base URL, and the Disbursement Base URL if you set one'),
 			{
 				type: 'responseCode',
 				properties: {

@@ -43,6 +43,22 @@ export function html(body: string, status = 200): Reply {
 	return { status, body, contentType: 'text/html; charset=utf-8' };
 }
 
+/**
+ * A page that takes card data (the hosted checkout): no other site may frame it (clickjacking the Pay
+ * button), browsers may not sniff it, and no cache or Referer keeps it.
+ */
+export function cardPage(body: string, status = 200): Reply {
+	return {
+		...html(body, status),
+		headers: {
+			'x-frame-options': 'DENY',
+			'x-content-type-options': 'nosniff',
+			'cache-control': 'no-store',
+			'referrer-policy': 'no-referrer',
+		},
+	};
+}
+
 /** A 303 redirect (form posts land on a GET). */
 export function redirect(location: string): Reply {
 	return { status: 303, body: '', contentType: 'text/plain', headers: { location } };

@@ -18,6 +18,7 @@ import type { Fault } from './faults';
 import { checkedPayoutSettleMs, Gateway } from './gateway';
 import {
 	SandboxError,
+	cardPage,
 	envelope,
 	errorReply,
 	html,
@@ -368,20 +369,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			? redirect(
 					withQuery(intent.returnUrl, { reference: intent.reference, status: intent.status }),
 				)
-			: html(checkoutDonePage(intent));
+			: cardPage(checkoutDonePage(intent));
 
 	const checkoutView: Handler = (ctx) => {
 		const intent = gateway.findByReference(ctx.params[0]);
 		const last = intent.attempts[intent.attempts.length - 1];
 		if (intent.status === 'COMPLETED' || Date.now() >= intent.expiresAtMs)
 			return finalCheckout(intent);
-		if (last && last.status === 'PENDING') return html(checkoutWaitingPage(intent));
-		return html(checkoutPage(intent, intent.status === 'FAILED' ? intent.message : undefined));
+		if (last && last.status === 'PENDING') return cardPage(checkoutWaitingPage(intent));
+		return cardPage(checkoutPage(intent, intent.status === 'FAILED' ? intent.message : undefined));
 	};
 
 	const checkoutFail = (intent: Intent, error: unknown): Reply => {
 		if (error instanceof SandboxError)
-			return html(checkoutPage(intent, error.message), error.status);
+			return cardPage(checkoutPage(intent, error.message), error.status);
 		throw error;
 	};
 
@@ -416,7 +417,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			};
 			gateway.collectDeviceData(token.paToken.accessToken);
 			const enrolment = gateway.enroll(intent, { deviceInformation: {} }, base);
-			if (enrolment.action === 'AUTHENTICATE') return html(checkoutStepUpPage(intent));
+			if (enrolment.action === 'AUTHENTICATE') return cardPage(checkoutStepUpPage(intent));
 			gateway.processCard(intent);
 		} catch (error) {
 			return checkoutFail(intent, error);

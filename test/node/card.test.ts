@@ -3,7 +3,7 @@
 import axios from 'axios';
 
 import { loadFixture, runWorkflow } from '../../testkit/engine';
-import type { RunResult } from '../../testkit/engine';
+import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 
 const sb = useNodeTestSandbox();
@@ -15,6 +15,7 @@ const CARDS = {
 	declined: '4000000000000002',
 };
 const CVV = '737';
+const LIVE = 'https://pay.little.africa';
 
 function cardItem(reference: string, cardNumber: string, overrides: Record<string, unknown> = {}) {
 	return { reference, cardNumber, cvv: CVV, expiry: '01/39', name: 'Amina Wanjiru', ...overrides };
@@ -230,4 +231,61 @@ describe('Card (3-D Secure)', () => {
 		).find((i) => i.reference === reference);
 		expect(intent?.attempts.filter((a) => a.provider === 'CARDS')).toHaveLength(1);
 	});
+});
+
+describe('page URLs are https outside the sandbox (issue 50, point 3)', () => {
+	/** A page operation alone, fed one item, with the API key credential at `baseUrl`. */
+	async function page(operation: string, urlField: string, url: string, baseUrl: string) {
+		const json: WorkflowJson = {
+			nodes: [
+				{
+					id: 'Items',
+					name: 'Items',
+					type: 'test.fixtureItems',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: { items: JSON.stringify([{ url }]) },
+				},
+				{
+					id: 'Page',
+					name: 'Page',
+					type: 'n8n-nodes-littlepay.littlePay',
+					typeVersion: 1,
+					position: [200, 0],
+					parameters: {
+						resource: 'card',
+						operation,
+						reference: 'R1',
+						accessToken: 'jwt',
+						deviceDataCollectionUrl: 'https://centinelapistag.cardinalcommerce.com/collect',
+						[urlField]: '={{ $json.url }}',
+					},
+				},
+			],
+			connections: { Items: { main: [[{ node: 'Page', type: 'main', index: 0 }]] } },
+		};
+		return runWorkflow(json, {
+			credentials: {
+				littlePayApiKeyApi: { ...sb.credentials.littlePayApiKeyApi, baseUrl },
+			},
+		});
+	}
+
+	it.each([
+		['buildStepUpPage', 'stepUpUrl', 'Step-Up URL'],
+		['buildDeviceDataCollectionPage', 'continueUrl', 'Continue URL'],
+	])(
+		'%s: a plain-http %s fails naming the field when the credential points at Little Pay',
+		async (operation, urlField, label) => {
+			const live = await page(operation, urlField, 'http://shop.example/next', LIVE);
+			expect(live.error?.message).toBe(
+				`Row 1: ${label} must be an https address: the page sends the payer's browser there with the payment's token`,
+			);
+			const https = await page(operation, urlField, 'https://shop.example/next', LIVE);
+			expect(https.error).toBeUndefined();
+			expect(https.output('Page')[0].json.html).toContain('https://shop.example/next');
+			const sandbox = await page(operation, urlField, 'http://127.0.0.1:5678/next', sb.base);
+			expect(sandbox.error).toBeUndefined();
+		},
+	);
 });

@@ -71,6 +71,49 @@ describe('gateway: which gateway answered, in every output row', () => {
 	});
 });
 
+describe('gateway names the address the request went to (red team #13)', () => {
+	const payout = () =>
+		loadFixture('disbursement-create.json', {
+			ITEMS: JSON.stringify([
+				{ method: 'MPESA', amount: 150, to: '254712340010', key: newKey('gw') },
+			]),
+			ON_ERROR: 'stopWorkflow',
+		});
+
+	it('a payout sent to a live Disbursement Base URL says littlepay, though the Base URL is a sandbox', async () => {
+		const result = await runWorkflow(payout(), {
+			credentials: {
+				...sb.credentials,
+				littlePayApiKeyApi: {
+					...sb.credentials.littlePayApiKeyApi,
+					disbursementBaseUrl: 'https://pay.little.africa',
+				},
+			},
+			littlePayAt: sb.sandbox.merchant.baseUrl,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.requests.map((r) => r.url)).toContainEqual(
+			expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/disbursements$/),
+		);
+		expect(result.output('Little Pay')[0].json.gateway).toBe('littlepay');
+	});
+
+	it('a payout sent to a test Disbursement Base URL says sandbox, though the Base URL is Little Pay', async () => {
+		const result = await runWorkflow(payout(), {
+			credentials: {
+				...sb.credentials,
+				littlePayApiKeyApi: {
+					...sb.credentials.littlePayApiKeyApi,
+					baseUrl: 'https://pay.little.africa',
+					disbursementBaseUrl: sb.sandbox.merchant.baseUrl,
+				},
+			},
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output('Little Pay')[0].json.gateway).toBe('sandbox');
+	});
+});
+
 describe('a Callback URL Little Pay cannot reach', () => {
 	it('with a credential pointing at Little Pay: the run warns in the output panel, naming only the address', async () => {
 		const result = await createIntent(

@@ -21,6 +21,22 @@ describe('sandbox hosted checkout', () => {
 			validateStatus: () => true,
 		});
 
+	it('its pages take card data, so no other site may frame or sniff them (issue 50, point 3)', async () => {
+		const { checkoutUrl, reference } = await t.createIntent({ amount: 990 });
+		const page = await axios.get(checkoutUrl);
+		expect(page.headers['x-frame-options']).toBe('DENY');
+		expect(page.headers['x-content-type-options']).toBe('nosniff');
+		expect(page.headers['cache-control']).toBe('no-store');
+		const stepUp = await postForm(`${t.base}/checkout/${reference}/card`, {
+			cc_number: '5200000000002151',
+			cc_exp: '01/39',
+			cc_cvv: '737',
+			cc_name: 'Amina Wanjiru',
+		});
+		expect(String(stepUp.data)).toContain('3-D Secure');
+		expect(stepUp.headers['x-frame-options']).toBe('DENY');
+	});
+
 	it('serves a page offering mobile money and card', async () => {
 		const { checkoutUrl } = await t.createIntent({ amount: 990, description: 'Concert ticket' });
 		const page = await axios.get(checkoutUrl);

@@ -5,17 +5,25 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
-	IWebhookFunctions,
 } from 'n8n-workflow';
 
 import { gatewayOfBaseUrl } from '../helpers/gateway';
-import { payerDetailsOf } from '../helpers/payerData';
 import type { PayerSettings } from '../helpers/payerData';
 import type { GatewayName } from '../helpers/gateway';
 import { cancelledError, itemError, noCredentialError, throwGatewayError } from '../errors';
 import type { GatewayAnswer, LittlePayCredential } from '../errors';
+import { baseUrlOf, payerSettingsOf, perRunCache, withoutTrailingSlash } from './credential';
+import { isRedirect, redirectError } from './redirect';
 
 export type { LittlePayCredential } from '../errors';
+export { baseUrlOf, payerSettingsOf, perRunCache } from './credential';
+export {
+	getFromWebhook,
+	readFromWebhook,
+	webhookBaseUrl,
+	webhookGateway,
+	webhookPayerSettings,
+} from './webhook';
 
 export interface LittlePayRequest {
 	credential: LittlePayCredential;
@@ -31,8 +39,11 @@ export interface LittlePayRequest {
 	cardData?: boolean;
 }
 
-/** An answer: the status code, the envelope's data and the credential it was sent with. */
-export type LittlePayResponse = GatewayAnswer;
+/**
+ * An answer: the status code, the envelope's data, the credential it was sent with and `gateway`, the
+ * gateway at the address the request went to (the Disbursement Base URL for payouts).
+ */
+export type LittlePayResponse = GatewayAnswer & { gateway: GatewayName };
 
 /** No answer came back (connection lost, timeout): the request may or may not have taken effect. */
 export interface LostAnswer {
@@ -45,66 +56,11 @@ export function isLost(result: LittlePayResponse | LostAnswer): result is LostAn
 	return 'lost' in result;
 }
 
-/**
- * A cache that lives for one node run (keyed on its execute context): each name is loaded once and
- * shared by the run's items; a failed load is forgotten, so the next item reports its own error.
- */
-export function perRunCache<T>(): (
-	context: IExecuteFunctions,
-	name: string,
-	load: () => Promise<T>,
-) => Promise<T> {
-	const byRun = new WeakMap<IExecuteFunctions, Map<string, Promise<T>>>();
-	return async (context, name, load) => {
-		let entries = byRun.get(context);
-		if (!entries) {
-			entries = new Map();
-			byRun.set(context, entries);
-		}
-		let entry = entries.get(name);
-		if (!entry) {
-			entry = load();
-			entries.set(name, entry);
-			const forget = entries;
-			entry.catch(() => forget.delete(name));
-		}
-		return entry;
-	};
-}
-
 /** A credential as read once for a node run: what the request helper needs, and the base URLs. */
 interface RunCredential {
 	decrypted: ICredentialsDecrypted;
 	baseUrl: string;
 	disbursementBaseUrl: string;
-}
-
-const withoutTrailingSlash = (url: unknown) => String(url).replace(/\/+$/, '');
-
-/** A credential's payments base URL: Little Pay's own unless the credential names another. */
-export function baseUrlOf(data: IDataObject): string {
-	return withoutTrailingSlash(data.baseUrl || 'https://pay.little.africa');
-}
-
-const webhookReads = new WeakMap<IWebhookFunctions, Promise<IDataObject>>();
-
-/**
- * The API key credential as one webhook call reads it: n8n decrypts a credential on every read, and a
- * callback asks for it up to four times (its key, the gateway's name, the payer details, a status
- * check), so a burst of callbacks reads it once per call.
- */
-function webhookCredential(context: IWebhookFunctions): Promise<IDataObject> {
-	let read = webhookReads.get(context);
-	if (!read) {
-		read = context.getCredentials<IDataObject>('littlePayApiKeyApi');
-		webhookReads.set(context, read);
-	}
-	return read;
-}
-
-/** The API key credential's Base URL, as a webhook (the trigger, a resumed pause) reads it. */
-export async function webhookBaseUrl(context: IWebhookFunctions): Promise<string> {
-	return baseUrlOf(await webhookCredential(context));
 }
 
 /** Little Pay's payment status path, by reference or key: the one place it is spelled. */
@@ -153,15 +109,23 @@ export async function credentialData(
 	return (await credentialFor(context, type, itemIndex)).decrypted.data ?? {};
 }
 
+// The gateways this node run's requests were addressed to, recorded as each is sent (an unanswered
+// payout may still have been paid there): the label names where money could have moved.
+const sentTo = new WeakMap<IExecuteFunctions, Set<GatewayName>>();
+
 /**
- * Which gateway the node's API key credential points at (`littlepay` or `sandbox`), for every output
- * that reports a money move; undefined when the node has no such credential or it cannot be read.
+ * Which gateway answered this node run (`littlepay` when any request went to Little Pay's address,
+ * the Disbursement Base URL for payouts), for every output that reports a money move; before any
+ * request, the gateway of the credential's Base URL. Undefined when the node has no API key credential
+ * or it cannot be read.
  */
 export async function gatewayOf(
 	context: IExecuteFunctions,
 	itemIndex: number,
 ): Promise<GatewayName | undefined> {
 	if (!context.getNode().credentials?.littlePayApiKeyApi) return undefined;
+	const sent = sentTo.get(context);
+	if (sent?.size) return sent.has('littlepay') ? 'littlepay' : 'sandbox';
 	try {
 		return gatewayOfBaseUrl(
 			baseUrlOf(await credentialData(context, 'littlePayApiKeyApi', itemIndex)),
@@ -170,23 +134,6 @@ export async function gatewayOf(
 		// The item that needs the credential reports why it cannot be read; the label is only a label.
 		return undefined;
 	}
-}
-
-/**
- * From a webhook call (the trigger, the pause): the gateway the API key credential points at, whose
- * key verifies callbacks; Little Pay's when no credential is selected (its published key verifies).
- */
-export async function webhookGateway(context: IWebhookFunctions): Promise<GatewayName> {
-	if (!context.getNode().credentials?.littlePayApiKeyApi) return 'littlepay';
-	return gatewayOfBaseUrl(baseUrlOf(await webhookCredential(context)));
-}
-
-/** What the API key credential says about payer details in outputs (its defaults without one). */
-export function payerSettingsOf(data: IDataObject | undefined): PayerSettings {
-	return {
-		mode: payerDetailsOf(data?.payerDetails),
-		secret: typeof data?.matchingSecret === 'string' ? data.matchingSecret : '',
-	};
 }
 
 /** The payer-details setting of the node's API key credential, for this node run. */
@@ -203,48 +150,59 @@ export async function payerSettings(
 	}
 }
 
-/** From a webhook call: the payer-details setting of the API key credential (the default without one). */
-export async function webhookPayerSettings(context: IWebhookFunctions): Promise<PayerSettings> {
-	if (!context.getNode().credentials?.littlePayApiKeyApi) return payerSettingsOf(undefined);
-	return payerSettingsOf(await webhookCredential(context));
-}
-
-/** Sends one request and returns the status code with the envelope's data, never retrying. */
+/**
+ * Sends one request and returns the status code with the envelope's data, never retrying. A redirect
+ * is refused, never followed (it would carry the API key, and a 307 the card or payout, elsewhere).
+ */
 export async function sendOnce(
 	context: IExecuteFunctions,
 	request: LittlePayRequest,
 ): Promise<LittlePayResponse | LostAnswer> {
 	const credential = await credentialFor(context, request.credential, request.itemIndex);
 	const baseUrl = request.disbursement ? credential.disbursementBaseUrl : credential.baseUrl;
-	let response: { statusCode: number; body: unknown };
+	const url = `${baseUrl}${request.path}`;
+	const gateway = gatewayOfBaseUrl(baseUrl);
+	let sent = sentTo.get(context);
+	if (!sent) sentTo.set(context, (sent = new Set()));
+	sent.add(gateway);
+	let response: { statusCode: number; body: unknown; headers?: IDataObject };
 	try {
 		response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,
 			request.credential,
 			{
 				method: request.method,
-				url: `${baseUrl}${request.path}`,
+				url,
 				body: request.body,
 				qs: request.qs,
 				json: true,
 				timeout: request.timeoutMs ?? 30000,
 				ignoreHttpStatusErrors: true,
 				returnFullResponse: true,
+				disableFollowRedirect: true,
 				abortSignal: context.getExecutionCancelSignal(),
 			},
 			{ credentialsDecrypted: credential.decrypted },
-		)) as { statusCode: number; body: unknown };
+		)) as { statusCode: number; body: unknown; headers?: IDataObject };
 	} catch (error) {
 		if (context.getExecutionCancelSignal()?.aborted) {
 			throw cancelledError(context, 'Execution cancelled', request.itemIndex);
 		}
 		return { lost: true, reason: error instanceof Error ? error.message : String(error) };
 	}
+	if (isRedirect(response.statusCode)) {
+		const field =
+			request.disbursement && credential.disbursementBaseUrl !== credential.baseUrl
+				? 'Disbursement Base URL'
+				: 'Base URL';
+		const target = { method: request.method, url, field };
+		throw redirectError(context.getNode(), response, target, request.itemIndex);
+	}
 	const body = (response.body ?? {}) as IDataObject;
 	const data = (
 		typeof body.data === 'object' && body.data !== null ? body.data : body
 	) as IDataObject;
-	return { statusCode: response.statusCode, data, credential: request.credential };
+	return { statusCode: response.statusCode, data, credential: request.credential, gateway };
 }
 
 /** Whether a read is worth asking again: no answer, rate limited, or a server error. */
@@ -313,31 +271,4 @@ export function expectSuccess(
 	if (response.statusCode < 200 || response.statusCode >= 300)
 		throwGatewayError(context, response, itemIndex, cardData);
 	return response.data;
-}
-
-/**
- * One GET from a webhook call (the trigger's status check, the pause's resume), with the API key
- * credential as n8n reads it for the call; never retried: a webhook answers while Little Pay waits.
- */
-export async function readFromWebhook(
-	context: IWebhookFunctions,
-	path: string,
-): Promise<{ statusCode: number; body: unknown }> {
-	return await getFromWebhook(context, `${await webhookBaseUrl(context)}${path}`, 10000);
-}
-
-/** One GET of a URL from a webhook call, with the API key credential; never retried. */
-export async function getFromWebhook(
-	context: IWebhookFunctions,
-	url: string,
-	timeout: number,
-): Promise<{ statusCode: number; body: unknown }> {
-	return (await context.helpers.httpRequestWithAuthentication.call(context, 'littlePayApiKeyApi', {
-		method: 'GET',
-		url,
-		json: true,
-		timeout,
-		ignoreHttpStatusErrors: true,
-		returnFullResponse: true,
-	})) as { statusCode: number; body: unknown };
 }

@@ -5,7 +5,7 @@ import { requireText, validateAmount, validateUrl } from '../../helpers/validati
 import { optionsCollection, showFor } from '../common';
 import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
-import { accessTokenField, intentReferenceField, respondToWebhookNotice } from './fields';
+import { accessTokenField, intentReferenceField, pageUrl, respondToWebhookNotice } from './fields';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -98,7 +98,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	const reference = item.text('reference', 'Intent Reference');
 	const deviceDataCollectionUrl = item.url('deviceDataCollectionUrl', 'Device Data Collection URL');
 	const accessToken = item.text('accessToken', 'Access Token');
-	const continueUrl = item.url('continueUrl', 'Continue URL');
+	const continueUrl = await pageUrl(item, 'continueUrl', 'Continue URL');
 	const timeoutSeconds = item.check(() =>
 		validateAmount(
 			item.param<IDataObject>('options', {}).timeoutSeconds ?? 10,

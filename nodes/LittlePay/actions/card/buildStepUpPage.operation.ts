@@ -4,7 +4,7 @@ import { buildStepUpPage } from '../../helpers/html';
 import { optionsCollection, showFor } from '../common';
 import type { Item } from '../../item';
 import type { OperationMeta } from '../common';
-import { accessTokenField, intentReferenceField, respondToWebhookNotice } from './fields';
+import { accessTokenField, intentReferenceField, pageUrl, respondToWebhookNotice } from './fields';
 
 /** What the registry knows of this operation (actions/registry.ts). */
 export const meta: OperationMeta = {
@@ -43,7 +43,7 @@ export const description: INodeProperties[] = showFor('card', 'buildStepUpPage',
 /** Returns the HTML of the step-up page for Respond to Webhook. */
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
 	const reference = item.text('reference', 'Intent Reference');
-	const stepUpUrl = item.url('stepUpUrl', 'Step-Up URL');
+	const stepUpUrl = await pageUrl(item, 'stepUpUrl', 'Step-Up URL');
 	const accessToken = item.text('accessToken', 'Access Token');
 	const html = buildStepUpPage({
 		stepUpUrl,

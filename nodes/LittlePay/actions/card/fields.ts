@@ -1,8 +1,8 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { throwUnknownOutcome } from '../../errors';
+import { itemError, throwUnknownOutcome } from '../../errors';
 import type { Item } from '../../item';
-import { expectSuccess, isLost, sendOnce } from '../../transport';
+import { expectSuccess, gatewayOf, isLost, sendOnce } from '../../transport';
 
 export const intentReferenceField: INodeProperties = {
 	displayName: 'Intent Reference',
@@ -29,11 +29,27 @@ export const accessTokenField: INodeProperties = {
 /** Says where a page operation's HTML goes: n8n serves it with Respond to Webhook. */
 export function respondToWebhookNotice(page: string): INodeProperties {
 	return {
-		displayName: `This node returns the ${page} as the html field of its output. Serve it to the payer with a Respond to Webhook node after it: Respond With Text, Response Body {{ $json.html }}, header Content-Type text/html.`,
+		displayName: `This node returns the ${page} as the html field of its output. Serve it to the payer with a Respond to Webhook node after it: Respond With Text, Response Body {{ $json.html }}, headers Content-Type text/html, X-Frame-Options DENY and X-Content-Type-Options nosniff (so no other site can frame the page; n8n drops a workflow's own Content-Security-Policy).`,
 		name: 'respondNotice',
 		type: 'notice',
 		default: '',
 	};
+}
+
+/**
+ * A URL a page sends the payer's browser to with a JWT or the device fields: https only, except while
+ * the API key credential points at a sandbox (which runs over plain http beside n8n).
+ */
+export async function pageUrl(item: Item, name: string, field: string): Promise<string> {
+	const url = item.url(name, field);
+	if (new URL(url).protocol === 'https:') return url;
+	if ((await gatewayOf(item.context, item.index)) === 'sandbox') return url;
+	return itemError(
+		item.context.getNode(),
+		item.index,
+		`${field} must be an https address: the page sends the payer's browser there with the payment's token`,
+		`Use the https address (n8n's Production URL behind TLS). Plain http is accepted only while the API key credential points at a sandbox.`,
+	);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Card data and n8n's execution store (issue 50, point 2), in a real n8n 2.41.1 (SQLite) against the
 // sandbox. Example 2 takes the card on Little Pay's hosted checkout: n8n's database and user folder are
 // read while the payment runs, after it, and after n8n is killed, and hold no card number and no CVV.
-// Example 12 (the server-side card form, a sandbox demo) is the control: the same reads find its card
+// Example 13 (the server-side card form, a sandbox demo) is the control: the same reads find its card
 // in n8n's store after its run ended with "save no execution data", as its sticky note says.
 import { execFileSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
@@ -215,8 +215,8 @@ describe("card data in n8n's store", () => {
 		expect(n8n.logs()).not.toContain(hostedCard.number);
 	});
 
-	it("example 12 (server-side form, sandbox demo), the control: its card is in n8n's store after the run ended, as its note says", async () => {
-		const demoWorkflow = await publish('12-card-server-side-sandbox-demo.json', 'littlepay-card');
+	it("example 13 (server-side form, sandbox demo), the control: its card is in n8n's store after the run ended, as its note says", async () => {
+		const demoWorkflow = await publish('13-card-server-side-sandbox-demo.json', 'littlepay-card');
 		const submitted = await axios.post(
 			`${n8n.url}/webhook/littlepay-card-pay`,
 			new URLSearchParams({

@@ -357,7 +357,7 @@ describe('the package in a real n8n server', () => {
 
 	it('takes card payments through the example checkout in a browser: frictionless and with step-up', async () => {
 		const ids = await sandboxCredentials(api, sandbox, 'cards');
-		const workflow = loadExample('12-card-server-side-sandbox-demo.json', {
+		const workflow = loadExample('13-card-server-side-sandbox-demo.json', {
 			BASIC_CREDENTIAL_ID: ids.basicId,
 			API_KEY_CREDENTIAL_ID: ids.apiKeyId,
 		});
@@ -430,7 +430,7 @@ describe('the package in a real n8n server', () => {
 		// stored or served executions (measured here: the JWT is readable over the REST API when the
 		// run's data is saved), so what keeps it out is the card workflow's own setting: save no
 		// execution data, as example 2 does.
-		const { settings } = loadExample('12-card-server-side-sandbox-demo.json', {}) as {
+		const { settings } = loadExample('13-card-server-side-sandbox-demo.json', {}) as {
 			settings: Record<string, unknown>;
 		};
 		const ids = await sandboxCredentials(api, sandbox, 'sensitive');

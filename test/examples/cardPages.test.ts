@@ -140,8 +140,8 @@ describe("the examples' webhooks that act on a payment", () => {
 		expect(guarded.map(([label]) => label)).toEqual(
 			expect.arrayContaining([
 				'2-card-checkout.json: Back From Checkout',
-				'12-card-server-side-sandbox-demo.json: Device Data Collected',
-				'12-card-server-side-sandbox-demo.json: Step-Up Finished',
+				'13-card-server-side-sandbox-demo.json: Device Data Collected',
+				'13-card-server-side-sandbox-demo.json: Step-Up Finished',
 			]),
 		);
 	});

@@ -10,14 +10,15 @@ import type { CardValues } from '../helpers/card';
 import { isPrivateUrl, unreachableCallbackWarning } from '../helpers/gateway';
 import { protectOutput } from '../helpers/payerData';
 import type { OutputContext } from '../helpers/payerData';
-import { gatewayOf, payerSettings } from '../transport';
+import { gatewayOf, gatewaySentTo, payerSettings } from '../transport';
 
 /**
  * The action node's one exit: every output row, the error a run fails with, every execution hint,
  * the item a pause leaves with n8n and a tool's answer pass through it, and so through
  * protectOutput with the API key credential's Payer Details (and contactHash with a Matching Secret).
- * Rows also get `gateway`, which gateway answered (`littlepay` or `sandbox`, from the credential's
- * Base URL), so a run against a sandbox left in a live workflow shows in every row.
+ * Rows also get `gateway`, which gateway answered (`littlepay` or `sandbox`, from the address the run's
+ * requests went to; the credential's Base URL before any), so a run against a sandbox left in a live
+ * workflow shows in every row.
  */
 export interface Exit {
 	/** Output rows (each answering its paired input item), protected in place. */
@@ -57,7 +58,7 @@ function itemIndexOfError(error: unknown): number | undefined {
 }
 
 /**
- * Opens the node run's exit: reads the credential's setting and gateway once, and puts the exit in
+ * Opens the node run's exit: reads the credential's setting and gateway (before any request) once, and puts the exit in
  * front of the context's execution hints, so a hint any code adds leaves through it too.
  */
 export async function openExit(context: IExecuteFunctions): Promise<Exit> {
@@ -75,7 +76,9 @@ export async function openExit(context: IExecuteFunctions): Promise<Exit> {
 	const row = (json: IDataObject, itemIndex?: number): IDataObject => {
 		const input = itemIndex !== undefined ? context.getInputData()[itemIndex]?.json : undefined;
 		const out = leave(json, { row: true, input }, itemIndex);
-		if (gateway !== undefined) out.gateway = gateway;
+		// Where this run's requests went by now (the Disbursement Base URL for payouts), else the credential's.
+		const answered = gatewaySentTo(context) ?? gateway;
+		if (answered !== undefined) out.gateway = answered;
 		return out;
 	};
 	const exit: Exit = {

@@ -113,6 +113,13 @@ export async function credentialData(
 // payout may still have been paid there): the label names where money could have moved.
 const sentTo = new WeakMap<IExecuteFunctions, Set<GatewayName>>();
 
+/** The gateway this node run's requests went to so far (`littlepay` when any went there); undefined before any. */
+export function gatewaySentTo(context: IExecuteFunctions): GatewayName | undefined {
+	const sent = sentTo.get(context);
+	if (!sent?.size) return undefined;
+	return sent.has('littlepay') ? 'littlepay' : 'sandbox';
+}
+
 /**
  * Which gateway answered this node run (`littlepay` when any request went to Little Pay's address,
  * the Disbursement Base URL for payouts), for every output that reports a money move; before any
@@ -124,8 +131,8 @@ export async function gatewayOf(
 	itemIndex: number,
 ): Promise<GatewayName | undefined> {
 	if (!context.getNode().credentials?.littlePayApiKeyApi) return undefined;
-	const sent = sentTo.get(context);
-	if (sent?.size) return sent.has('littlepay') ? 'littlepay' : 'sandbox';
+	const sent = gatewaySentTo(context);
+	if (sent) return sent;
 	try {
 		return gatewayOfBaseUrl(
 			baseUrlOf(await credentialData(context, 'littlePayApiKeyApi', itemIndex)),

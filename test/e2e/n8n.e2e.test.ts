@@ -28,7 +28,7 @@ import {
 	waitFor,
 } from '../../testkit/n8nRuns';
 import { littlePayNode } from '../../testkit/workflowParts';
-import { expectExactlyOnce, failAndRetry } from './retryScenario';
+import { expectExactlyOnce, expectUnknownHeld, failAndRetry } from './retryScenario';
 import type { N8nServer } from '../../testkit/n8n';
 
 jest.setTimeout(600000);
@@ -101,7 +101,14 @@ describe('the package in a real n8n server', () => {
 	it.each(['payouts', 'collect'] as const)(
 		'a failed %s run with Key empty, retried from the Executions list (original workflow, saved workflow, again after success), pays and prompts each once',
 		async (operation) => {
-			expectExactlyOnce(await failAndRetry(api, n8n.url, sandbox, operation));
+			expectExactlyOnce(await failAndRetry(api, n8n.url, sandbox, operation, 'refused'));
+		},
+	);
+
+	it.each(['payouts', 'collect'] as const)(
+		'a %s run whose create got a 503 and no lookup answer, retried from the Executions list at once, sends nothing more (the outcome stays unknown for the commit window)',
+		async (operation) => {
+			expectUnknownHeld(await failAndRetry(api, n8n.url, sandbox, operation, 'unknown'));
 		},
 	);
 

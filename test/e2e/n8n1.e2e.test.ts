@@ -14,7 +14,7 @@ import {
 	waitFor,
 } from '../../testkit/n8nRuns';
 import { pausingWorkflowJson } from './pauseWorkflow';
-import { expectExactlyOnce, failAndRetry } from './retryScenario';
+import { expectExactlyOnce, expectUnknownHeld, failAndRetry } from './retryScenario';
 
 jest.setTimeout(900000);
 
@@ -76,7 +76,11 @@ describe(`the package in n8n ${N8N_1_VERSION}`, () => {
 	});
 
 	it('a failed payout run with Key empty, retried from the Executions list, pays each recipient once', async () => {
-		expectExactlyOnce(await failAndRetry(api, n8n.url, sandbox, 'payouts'));
+		expectExactlyOnce(await failAndRetry(api, n8n.url, sandbox, 'payouts', 'refused'));
+	});
+
+	it('a payout run whose create got a 503 and no lookup answer, retried at once, sends nothing more', async () => {
+		expectUnknownHeld(await failAndRetry(api, n8n.url, sandbox, 'payouts', 'unknown'));
 	});
 
 	it('pauses a collect until the signed callback and resumes it with COMPLETED', async () => {

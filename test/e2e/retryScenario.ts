@@ -45,15 +45,23 @@ function littlePayParameters(operation: 'payouts' | 'collect', callbackUrl: stri
 }
 
 /**
- * Runs a three-item payout (or collect) run with Key left empty whose third create and every
- * lookup answer 503, so the execution fails; then retries it from the Executions list with the
- * original workflow, with the currently saved one, and once more after that retry succeeded.
+ * How the third create fails: `refused` (429, a definite answer: nothing was created, so a retry
+ * sends it) or `unknown` (503 and every lookup 503: the create may have gone through, so the key's
+ * outcome stays unknown for the commit window and retries within it send nothing).
+ */
+export type CreateFault = 'refused' | 'unknown';
+
+/**
+ * Runs a three-item payout (or collect) run with Key left empty whose third create fails (`fault`),
+ * so the execution fails; then retries it from the Executions list with the original workflow, with
+ * the currently saved one, and once more after that.
  */
 export async function failAndRetry(
 	api: N8nApi,
 	n8nUrl: string,
 	sandbox: SandboxHandle,
 	operation: 'payouts' | 'collect',
+	fault: CreateFault,
 ): Promise<RetryCounts> {
 	const ids = await sandboxCredentials(api, sandbox, `retry ${operation}`);
 	const path = `retry-${randomUUID()}`;
@@ -90,11 +98,17 @@ export async function failAndRetry(
 	const createPath = operation === 'payouts' ? '/api/disbursements' : '/api/payments/';
 	const lookupPath = operation === 'payouts' ? '/api/disbursements/' : '/api/payments-v2/';
 	await axios.post(`${sandbox.baseUrl}/sandbox/faults`, {
-		rules: [
-			{ method: 'POST', pathPrefix: createPath, times: 2 },
-			{ method: 'POST', pathPrefix: createPath, status: 503 },
-			{ method: 'GET', pathPrefix: lookupPath, status: 503 },
-		],
+		rules:
+			fault === 'unknown'
+				? [
+						{ method: 'POST', pathPrefix: createPath, times: 2 },
+						{ method: 'POST', pathPrefix: createPath, status: 503 },
+						{ method: 'GET', pathPrefix: lookupPath, status: 503 },
+					]
+				: [
+						{ method: 'POST', pathPrefix: createPath, times: 2 },
+						{ method: 'POST', pathPrefix: createPath, status: 429 },
+					],
 	});
 	const response = await postToNewWebhook(`${n8nUrl}/webhook/${path}`, { rows });
 	if (response.status !== 200) throw new Error(`webhook: HTTP ${response.status}`);
@@ -146,7 +160,21 @@ export async function failAndRetry(
 	return result;
 }
 
-/** What every retry path must give: each recipient or order once, every retry a success. */
+/**
+ * What a retry after an unknown outcome gives within the commit window (money/README.md, invariant
+ * 2): nothing more is sent, each retry fails saying the outcome is unknown; nobody is paid twice.
+ */
+export function expectUnknownHeld(result: RetryCounts): void {
+	expect(result.original).toEqual({ status: 'error', counts: [1, 1, 0] });
+	expect(result.retries).toEqual([
+		{ loadWorkflow: false, status: 'error', mode: 'retry', counts: [1, 1, 0] },
+		{ loadWorkflow: true, status: 'error', mode: 'retry', counts: [1, 1, 0] },
+		{ loadWorkflow: false, status: 'error', mode: 'retry', counts: [1, 1, 0] },
+	]);
+	if (result.prompts) expect(result.prompts).toEqual([1, 1, 0]);
+}
+
+/** What every retry path must give after a definite refusal: each recipient or order once, every retry a success. */
 export function expectExactlyOnce(result: RetryCounts): void {
 	expect(result.original).toEqual({ status: 'error', counts: [1, 1, 0] });
 	expect(result.retries).toEqual([

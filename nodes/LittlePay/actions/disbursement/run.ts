@@ -260,12 +260,22 @@ function sentence(text: string): string {
 }
 
 /**
- * A refused row and its own fix in one sentence that stands alone, so twenty rows never leave a
- * bookkeeper matching fixes to rows: "Row 45 (key nov27e0045): Amount ... comma: write 1500. Fix: ...".
+ * Each refused row and its own fix in one sentence that stands alone, so twenty rows never leave a
+ * bookkeeper matching fixes to rows: "Row 45 (key nov27e0045): Amount ... comma: write 1500. To fix:
+ * ...". A fix given in full above is named by its row, so twenty missing digits are not twenty paragraphs.
  */
-export function refusalWithFix(row: RefusedPayout): string {
-	const fix = fixOf(row);
-	return `${sentence(refusalLine(row))}${fix === undefined ? '' : ` To fix: ${sentence(fix)}`}`;
+export function refusalsWithFixes(rows: RefusedPayout[]): string[] {
+	const firstRowOfFix = new Map<string, number>();
+	return rows.map((row) => {
+		const fix = fixOf(row);
+		const first = fix === undefined ? undefined : firstRowOfFix.get(fix);
+		if (fix !== undefined && first === undefined) firstRowOfFix.set(fix, row.row);
+		const advice =
+			fix === undefined
+				? ''
+				: ` To fix: ${first === undefined ? sentence(fix) : `as for row ${first}.`}`;
+		return `${sentence(refusalLine(row))}${advice}`;
+	});
 }
 
 /** Text for n8n's error panel, which renders the description as sanitised HTML: a row's "<" is text. */
@@ -282,7 +292,7 @@ function html(text: string): string {
 export function refusedRunError(context: IExecuteFunctions, check: RunCheck) {
 	const refused = [...check.refused.values()];
 	const rows = context.getInputData().length;
-	const listed = refused.slice(0, LISTED).map(refusalWithFix);
+	const listed = refusalsWithFixes(refused.slice(0, LISTED));
 	if (refused.length > LISTED) listed.push(`... and ${refused.length - LISTED} more`);
 	return nodeError(
 		context.getNode(),

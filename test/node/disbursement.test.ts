@@ -351,10 +351,12 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 			// Refused by the run's check (its key holds another payout), as the real run would be.
 			[false, null],
 		]);
+		// No red null and no "undefined" in n8n's table: a valid row's reason and field are empty text.
 		expect(perRow[0]).toEqual({
 			checkOnly: true,
 			valid: true,
-			reason: null,
+			reason: '',
+			field: '',
 			row: 1,
 			key: rows[0].key,
 			amount: 500,
@@ -426,7 +428,7 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 			expect.objectContaining({
 				location: 'outputPane',
 				// Each refused row with its own reason: the hint is the list of what to fix.
-				message: `Payout run: Check only, nothing sent: 3 would be paid (KES 2,000.00, fees KES 37.00), 1 found already sent (KES 700.00), 5 refused. To act on: ${refusedRows.map(({ row, key, reason }) => `row ${row}${key ? ` (${String(key)})` : ''} refused: ${String(reason)}`).join('; ')}. Refused or error: nothing was sent for it; fix the row and run again.`,
+				message: `Payout run: Check only, nothing sent: 3 would be paid (KES 2,000.00, fees KES 37.00), 1 found already sent (KES 700.00), 5 refused. To act on: ${refusedRows.map(({ row, key, reason }) => `row ${row}${key ? ` (${String(key)})` : ''} refused: ${String(reason)}`).join('; ')}. Refused: nothing was sent for it; fix the row and run again.`,
 			}),
 		]);
 		const sent = await sb.received();

@@ -333,7 +333,7 @@ export function describeFailure(
 		result,
 		refused: refused?.get(itemIndex),
 		...(result === undefined && itemIndex === failedAt
-			? { error: failure.message, key: null }
+			? { error: failure.message, key: runCheckOf(this)?.ready.get(itemIndex)?.key ?? null }
 			: { notReached: result === undefined }),
 	}));
 	const summary = runSummary(rows, false);

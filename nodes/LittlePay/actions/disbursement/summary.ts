@@ -93,7 +93,7 @@ export function runSummary(rows: RunRow[], checkOnly: boolean): IDataObject {
 			refusedRows.push({
 				row,
 				key: refusedKey,
-				field: refused?.field ?? result?.field ?? null,
+				field: (refused?.field ?? result?.field) || null,
 				reason,
 				amount: result?.amount ?? null,
 				to: result?.to ?? null,
@@ -265,8 +265,13 @@ export function summaryText(summary: IDataObject): string {
 			steps.push(
 				'pending: do not pay again; look it up later with Payout: Reconcile (or Wait for Settlement)',
 			);
-		if (actOn.some((row) => row.outcome === 'refused' || row.outcome === 'error'))
-			steps.push('refused or error: nothing was sent for it; fix the row and run again');
+		if (actOn.some((row) => row.outcome === 'refused'))
+			steps.push('refused: nothing was sent for it; fix the row and run again');
+		// An error may have been a payout whose answer was lost: it is looked up, never assumed unsent.
+		if (actOn.some((row) => row.outcome === 'error'))
+			steps.push(
+				'error: read it; if it says the outcome is unknown, look the key up with Payout: Reconcile before paying; else fix the row and run again',
+			);
 		text += ` ${steps.map((step) => step.charAt(0).toUpperCase() + step.slice(1)).join('. ')}.`;
 	}
 	return text;

@@ -493,3 +493,71 @@ describe('Disbursement: Reconcile never says completed for another wallet (#12)'
 		expect(String(row.nextStep)).toMatch(/holds no Matching Secret/);
 	});
 });
+
+describe('a Reconcile over many rows gives its counts first (issue 51 point 4)', () => {
+	function withSummary(fixture: string, items: Item[]) {
+		const json = loadFixture(fixture, {
+			ITEMS: JSON.stringify(items),
+			ON_ERROR: 'continueRegularOutput',
+		});
+		const node = json.nodes.find((n) => n.name === 'Little Pay');
+		(node?.parameters as { options: Item }).options.runSummaryOutput = true;
+		return runWorkflow(json, { credentials: sb.credentials });
+	}
+
+	it('Payout: Reconcile: the counts above the output and on the Summary output, with the rows to act on', async () => {
+		const paid = await payoutTo(0, 1000);
+		const failed = await payoutTo(1, 1000);
+		const pending = await payoutTo(3, 1000);
+		const rows = [
+			...Array.from({ length: 5 }, () => ({ id: paid })),
+			{ id: failed },
+			{ id: pending },
+			{ id: paid, expectedAmount: 750 },
+			{ id: paid, expectedTo: '2547•••••670' },
+			{ id: 'noSuchPayout9' },
+		];
+		await sb.received();
+		const result = await withSummary('disbursement-reconcile.json', rows);
+		expect(result.error).toBeUndefined();
+		expect(result.output('Little Pay')).toHaveLength(10);
+		const [summary] = result.output('Little Pay', 1).map((o) => o.json);
+		expect(summary).toMatchObject({
+			summary: true,
+			rows: 10,
+			completed: 5,
+			pending: 1,
+			failed: 1,
+			mismatch: 1,
+			unverified: 1,
+			notFound: 1,
+			invalidInput: 0,
+			errors: 0,
+			rowsToActOnNotListed: 0,
+		});
+		expect(
+			(summary.rowsToActOn as Item[]).map((r) => [r.row, r.key, r.outcome, typeof r.nextStep]),
+		).toEqual([
+			[6, failed, 'failed', 'string'],
+			[7, pending, 'pending', 'string'],
+			[8, paid, 'mismatch', 'string'],
+			[9, paid, 'unverified', 'string'],
+			[10, 'noSuchPayout9', 'not-found', 'string'],
+		]);
+		const [hint] = result.hints('Little Pay');
+		expect(hint).toMatchObject({ type: 'warning', location: 'outputPane' });
+		expect(hint.message).toBe(
+			`Reconcile, 10 payouts: 5 completed, 1 pending, 1 failed, 1 mismatch, 1 unverified, 1 not found. To act on: row 6 (${failed}) failed, row 7 (${pending}) pending, row 8 (${paid}) mismatch, row 9 (${paid}) unverified, row 10 (noSuchPayout9) not-found (each row's nextStep says what to do).`,
+		);
+	});
+
+	it('Payment: Reconcile shares the counts: the hint without the Summary output when it is off', async () => {
+		const paid = await paymentOf(sb, 0);
+		const result = await run([{ paymentId: paid.key }, { paymentId: 'doesnotexist123' }]);
+		expect(result.error).toBeUndefined();
+		expect(result.hints('Little Pay').map((h) => h.message)).toEqual([
+			"Reconcile, 2 payments: 1 completed, 0 pending, 0 failed, 0 mismatch, 0 unverified, 1 not found. To act on: row 2 (doesnotexist123) not-found (each row's nextStep says what to do).",
+		]);
+		expect(result.output('Little Pay', 1)).toEqual([]);
+	});
+});

@@ -9,8 +9,8 @@ import {
 	readExpected,
 	showFor,
 } from '../common';
-import type { OperationMeta, RowKey } from '../common';
-import { sweepConcurrency, sweepOptions, sweepRow } from '../sweep';
+import type { OperationMeta, RowKey, RunEnd } from '../common';
+import { sweepConcurrency, sweepEnd, sweepOptions, sweepRow } from '../sweep';
 import { latestAttempt } from './attempts';
 import { payoutIdField, readPayoutId } from './fields';
 import type { Item } from '../../item';
@@ -174,4 +174,13 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 			},
 		};
 	});
+}
+
+/** Once every row is looked up: the counts first, above the output and on the optional Summary output. */
+export async function afterItems(
+	this: IExecuteFunctions,
+	results: Array<IDataObject | undefined>,
+	failures: Array<IDataObject | undefined>,
+): Promise<RunEnd> {
+	return await Promise.resolve(sweepEnd(this, rowKey, 'payouts', results, failures));
 }

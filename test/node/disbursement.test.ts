@@ -508,7 +508,7 @@ describe('Disbursement: Get', () => {
 		expect(result.error).toMatchObject({
 			name: 'NodeApiError',
 			httpCode: '404',
-			description: 'No payment or disbursement with this reference or key exists for this merchant',
+			description: 'No payment or payout with this reference or key exists for this merchant',
 		});
 		expect(result.error?.message).toMatch(/^Little Pay: .*noSuchPayout1/);
 	});

@@ -148,7 +148,7 @@ describe('Continue On Fail', () => {
 			'PENDING',
 		]);
 		expect(output[1].json.description).toBe(
-			'No payment or disbursement with this reference or key exists for this merchant',
+			'No payment or payout with this reference or key exists for this merchant',
 		);
 		// The error item names the payment it looked up, under the name the other items use.
 		expect(output[1].json).toMatchObject({ reference: 'noSuchOrder9', itemIndex: 1, row: 2 });

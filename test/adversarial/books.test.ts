@@ -60,6 +60,18 @@ describe("the bookkeeper's page, attacked", () => {
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);
 	});
 
+	it('the same row under Continue: the run summary hint, also rendered as HTML, carries it as text', async () => {
+		const json: WorkflowJson = loadFixture('disbursement-create.json', {
+			ITEMS: JSON.stringify([row(0, 100, { key: '<b>x</b>' }), row(0, 100)]),
+			ON_ERROR: 'continueRegularOutput',
+		});
+		const result = await runWorkflow(json, { credentials: sb.credentials });
+		const [hint] = result.hints('Little Pay');
+		const tags = hint.message.match(/<[^>]*>/g) ?? [];
+		expect(new Set(tags)).toEqual(new Set(['<br>']));
+		expect(hint.message).toContain('Row 1 (&lt;b>x&lt;/b>) refused: ');
+	});
+
 	it("Reconcile given Little Pay's id of a failed first attempt still follows the row's key to r2", async () => {
 		const key = newKey('byid');
 		await settledPayout(key, 1);

@@ -148,7 +148,7 @@ describe('Disbursement: Create', () => {
 		const original = await run('disbursement-create.json', generated);
 		expect(original.error?.message).toMatch(/amount 5 is outside the MPESA limits/);
 		expect(original.error?.description).toMatch(
-			/Payout run: 1 sent now \(KES 640\.00, fees KES [\d.]+\), .*\. Retry this execution from the Executions list: it reuses the keys it generated and pays none of them twice/,
+			/Payout run: 1 sent now \(KES 640\.00, fees KES [\d.]+\), [^]*<br>\nRetry this execution from the Executions list: it reuses the keys it generated and pays none of them twice/,
 		);
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toHaveLength(2);
 		const retried = await runWorkflow(
@@ -428,7 +428,15 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 			expect.objectContaining({
 				location: 'outputPane',
 				// Each refused row with its own reason: the hint is the list of what to fix.
-				message: `Payout run: Check only, nothing sent: 3 would be paid (KES 2,000.00, fees KES 37.00), 1 found already sent (KES 700.00), 5 refused. To act on: ${refusedRows.map(({ row, key, reason }) => `row ${row}${key ? ` (${String(key)})` : ''} refused: ${String(reason)}`).join('; ')}. Refused: nothing was sent for it; fix the row and run again.`,
+				message: [
+					'Payout run: Check only, nothing sent: 3 would be paid (KES 2,000.00, fees KES 37.00), 1 found already sent (KES 700.00), 5 refused.',
+					'To act on:',
+					...refusedRows.map(
+						({ row, key, reason }) =>
+							`Row ${row}${key ? ` (${String(key)})` : ''} refused: ${String(reason)}`,
+					),
+					'Refused: nothing was sent for it; fix the row and run again.',
+				].join('<br>\n'),
 			}),
 		]);
 		const sent = await sb.received();

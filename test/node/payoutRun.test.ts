@@ -155,9 +155,18 @@ describe('A payout run is checked whole before anything is sent', () => {
 			})),
 		);
 		const [hint] = result.hints('Little Pay');
-		expect(hint.message).toBe(
-			`Payout run: 11 sent now (KES ${amounts.toLocaleString('en-US', { minimumFractionDigits: 2 })}, fees KES ${fees.toFixed(2)}), 0 found already sent, 0 failed, 4 refused, 11 pending. Paid so far: 0 rows completed, of 11 rows asked (KES ${amounts.toLocaleString('en-US', { minimumFractionDigits: 2 })}). To act on: ${refusedRows.map((n) => `row ${n} (${String(rows[n - 1].key)}) refused: ${String((summary.rowsToActOn as Item[])[refusedRows.indexOf(n)].reason)}`).join('; ')}. Refused: nothing was sent for it; fix the row and run again.`,
-		);
+		const kes = `KES ${amounts.toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
+		// One line each (n8n renders a hint as HTML): the figures, then each refused row with its reason.
+		expect(hint.message.split('<br>\n')).toEqual([
+			`Payout run: 11 sent now (${kes}, fees KES ${fees.toFixed(2)}), 0 found already sent, 0 failed, 4 refused, 11 pending.`,
+			`Paid so far: 0 rows completed, of 11 rows asked (${kes}).`,
+			'To act on:',
+			...refusedRows.map(
+				(n, i) =>
+					`Row ${n} (${String(rows[n - 1].key)}) refused: ${String((summary.rowsToActOn as Item[])[i].reason)}`,
+			),
+			'Refused: nothing was sent for it; fix the row and run again.',
+		]);
 
 		// Run again: nothing is sent, and the summary says every row was found already sent.
 		const again = await run(rows, { continueOnFail: true, summaryOutput: true });
@@ -170,7 +179,7 @@ describe('A payout run is checked whole before anything is sent', () => {
 		});
 		expect(again.hints('Little Pay')[0].message).toMatch(
 			// The payroll's page: what was found paid, with its amount, and what is paid so far.
-			/^Payout run: 0 sent now, 11 found already sent \(KES 1,\d{3}\.00\), 0 failed, 4 refused, \d+ pending\. Paid so far: \d+ rows? completed( \(KES [\d,.]+, fees KES [\d.]+\))?, of 11 rows asked \(KES 1,\d{3}\.00\)\. /,
+			/^Payout run: 0 sent now, 11 found already sent \(KES 1,\d{3}\.00\), 0 failed, 4 refused, \d+ pending\.<br>\nPaid so far: \d+ rows? completed( \(KES [\d,.]+, fees KES [\d.]+\))?, of 11 rows asked \(KES 1,\d{3}\.00\)\.<br>\n/,
 		);
 	});
 });

@@ -546,9 +546,16 @@ describe('a Reconcile over many rows gives its counts first (issue 51 point 4)',
 		]);
 		const [hint] = result.hints('Little Pay');
 		expect(hint).toMatchObject({ type: 'warning', location: 'outputPane' });
-		expect(hint.message).toBe(
-			`Reconcile, 10 payouts: 5 completed, 1 pending, 1 failed, 1 mismatch, 1 unverified, 1 not found. To act on: row 6 (${failed}) failed, row 7 (${pending}) pending, row 8 (${paid}) mismatch, row 9 (${paid}) unverified, row 10 (noSuchPayout9) not-found (each row's nextStep says what to do).`,
-		);
+		// One row a line: n8n renders a hint as HTML, where a plain line break is a space.
+		expect(hint.message.split('<br>\n')).toEqual([
+			'Reconcile, 10 payouts: 5 completed, 1 pending, 1 failed, 1 mismatch, 1 unverified, 1 not found.',
+			"To act on (each row's nextStep says what to do):",
+			`Row 6 (${failed}) failed`,
+			`Row 7 (${pending}) pending`,
+			`Row 8 (${paid}) mismatch`,
+			`Row 9 (${paid}) unverified`,
+			'Row 10 (noSuchPayout9) not-found',
+		]);
 	});
 
 	it('Payment: Reconcile shares the counts: the hint without the Summary output when it is off', async () => {
@@ -556,7 +563,11 @@ describe('a Reconcile over many rows gives its counts first (issue 51 point 4)',
 		const result = await run([{ paymentId: paid.key }, { paymentId: 'doesnotexist123' }]);
 		expect(result.error).toBeUndefined();
 		expect(result.hints('Little Pay').map((h) => h.message)).toEqual([
-			"Reconcile, 2 payments: 1 completed, 0 pending, 0 failed, 0 mismatch, 0 unverified, 1 not found. To act on: row 2 (doesnotexist123) not-found (each row's nextStep says what to do).",
+			[
+				'Reconcile, 2 payments: 1 completed, 0 pending, 0 failed, 0 mismatch, 0 unverified, 1 not found.',
+				"To act on (each row's nextStep says what to do):",
+				'Row 2 (doesnotexist123) not-found',
+			].join('<br>\n'),
 		]);
 		expect(result.output('Little Pay', 1)).toEqual([]);
 	});

@@ -85,7 +85,7 @@ describe('Continue On Fail', () => {
 		);
 		expect(result.error).toMatchObject({ context: { itemIndex: 1 } });
 		expect(result.error?.description).toMatch(
-			/The run stopped here\. Payout run: 1 sent now \(KES [\d.,]+, fees KES [\d.,]+\), 0 found already sent, 0 failed, 0 refused, 1 error, 1 pending, 1 not reached \(the run stopped\)\./,
+			/The run stopped here\.<br>\nPayout run: 1 sent now \(KES [\d.,]+, fees KES [\d.,]+\), 0 found already sent, 0 failed, 0 refused, 1 error, 1 pending, 1 not reached \(the run stopped\)\./,
 		);
 		expect(result.output('Little Pay')).toEqual([]);
 		const posts = (await sb.received()).filter((r) => r.method === 'POST');

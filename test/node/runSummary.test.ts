@@ -81,13 +81,16 @@ describe("The run summary is the payroll's page", () => {
 		]);
 		const [hint] = result.hints('Little Pay');
 		const kes = (n: number) => `KES ${n.toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
-		expect(hint.message).toBe(
-			`Payout run: 2 sent now (${kes(4000)}, fees ${kes(fee(0) + fee(2))}), 1 found already sent (${kes(700)}), 1 failed (${kes(2000)}), 0 refused, 1 pending. ` +
-				`Paid so far: 2 rows completed (${kes(1700)}, fees ${kes(fee(0) + fee(3))}), of 4 rows asked (${kes(6700)}). ` +
-				`To act on: row 2 (${String(fails.key)}) failed: ${String(out[1].reason)}; row 3 (${String(staysPending.key)}) pending. ` +
-				'Failed: nobody was paid; run the same rows again with Options > Pay Again If Failed (it derives <key>r2, then r3, and pays each failed row once more). ' +
-				'Pending: do not pay again; look it up later with Payout: Reconcile (or Wait for Settlement).',
-		);
+		// n8n renders a hint as sanitised HTML: one line each, ended by <br>, and "<" written as text.
+		expect(hint.message.split('<br>\n')).toEqual([
+			`Payout run: 2 sent now (${kes(4000)}, fees ${kes(fee(0) + fee(2))}), 1 found already sent (${kes(700)}), 1 failed (${kes(2000)}), 0 refused, 1 pending.`,
+			`Paid so far: 2 rows completed (${kes(1700)}, fees ${kes(fee(0) + fee(3))}), of 4 rows asked (${kes(6700)}).`,
+			'To act on:',
+			`Row 2 (${String(fails.key)}) failed: ${String(out[1].reason)}`,
+			`Row 3 (${String(staysPending.key)}) pending`,
+			'Failed: nobody was paid; run the same rows again with Options > Pay Again If Failed (it derives &lt;key>r2, then r3, and pays each failed row once more).',
+			'Pending: do not pay again; look it up later with Payout: Reconcile (or Wait for Settlement).',
+		]);
 		// The failed payout's own next step says the same, not "with a new key".
 		expect(String(out[1].nextStep)).toMatch(/Options > Pay Again If Failed/);
 		expect(String(out[1].nextStep)).not.toMatch(/new key/);
@@ -98,16 +101,18 @@ describe("The run summary is the payroll's page", () => {
 		const rows = [row(0, 500), row(0, 600), row(0, 5, { checkLimits: false }), row(0, 800)];
 		const result = await run(rows);
 		expect(result.error?.message).toMatch(/amount 5 is outside the MPESA limits/);
-		const description = String(result.error?.description);
-		expect(description).toContain(
-			`The run stopped here. Payout run: 2 sent now (KES 1,100.00, fees KES `,
-		);
-		expect(description).toMatch(
-			/, 0 found already sent, 0 failed, 0 refused, 1 error, 2 pending, 1 not reached \(the run stopped\)\. Paid so far: 0 rows completed, of 2 rows asked \(KES 1,100\.00\)\. To act on: row 3 \(\w+\) error: Little Pay: amount 5 is outside the MPESA limits \(10 to 150000\)\. Error: read it; if it says the outcome is unknown, look the key up with Payout: Reconcile before paying/,
-		);
-		expect(description).toMatch(
-			/Running it again pays none of them twice: each row is looked up under its key first\.$/,
-		);
+		const lines = String(result.error?.description).split('<br>\n');
+		expect(lines[0]).toMatch(/ The run stopped here\.$/);
+		expect(lines.slice(1)).toEqual([
+			expect.stringMatching(
+				/^Payout run: 2 sent now \(KES 1,100\.00, fees KES [\d.]+\), 0 found already sent, 0 failed, 0 refused, 1 error, 2 pending, 1 not reached \(the run stopped\)\.$/,
+			),
+			'Paid so far: 0 rows completed, of 2 rows asked (KES 1,100.00).',
+			'To act on:',
+			`Row 3 (${String(rows[2].key)}) error: Little Pay: amount 5 is outside the MPESA limits (10 to 150000)`,
+			'Error: read it; if it says the outcome is unknown, look the key up with Payout: Reconcile before paying; else fix the row and run again.',
+			'Running it again pays none of them twice: each row is looked up under its key first.',
+		]);
 		const posts = (await sb.received()).filter((r) => r.method === 'POST');
 		expect(posts).toHaveLength(3);
 	});

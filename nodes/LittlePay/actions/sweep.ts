@@ -264,19 +264,20 @@ export function sweepHint(summary: IDataObject, things: string): NodeExecutionHi
 	if (Number(summary.errors) > 0)
 		parts.push(`${String(summary.errors)} error${summary.errors === 1 ? '' : 's'}`);
 	const actOn = summary.rowsToActOn as IDataObject[];
-	const listed = actOn
-		.slice(0, ACT_ON_IN_HINT)
-		.map(
-			(row) =>
-				`row ${String(row.row)}${typeof row.key === 'string' && row.key !== '' ? ` (${row.key})` : ''} ${String(row.outcome)}`,
-		);
-	const more = actOn.length + Number(summary.rowsToActOnNotListed) - listed.length;
-	const act =
-		listed.length === 0
-			? ''
-			: ` To act on: ${listed.join(', ')}${more > 0 ? ` and ${more} more` : ''} (each row's nextStep says what to do).`;
+	const lines = [`Reconcile, ${String(summary.rows)} ${things}: ${parts.join(', ')}.`];
+	if (actOn.length > 0) {
+		lines.push("To act on (each row's nextStep says what to do):");
+		// One row a line: n8n renders a hint as sanitised HTML, where a line break is a space.
+		for (const row of actOn.slice(0, ACT_ON_IN_HINT))
+			lines.push(
+				`Row ${String(row.row)}${typeof row.key === 'string' && row.key !== '' ? ` (${row.key})` : ''} ${String(row.outcome)}`,
+			);
+		const more = actOn.length + Number(summary.rowsToActOnNotListed) - ACT_ON_IN_HINT;
+		if (more > 0)
+			lines.push(`... and ${more} more (the Summary item lists the first ${ACT_ON_LISTED})`);
+	}
 	return {
-		message: `Reconcile, ${String(summary.rows)} ${things}: ${parts.join(', ')}.${act}`,
+		message: lines.map((line) => line.replace(/</g, '&lt;')).join('<br>\n'),
 		type: actOn.length > 0 ? 'warning' : 'info',
 		location: 'outputPane',
 	};

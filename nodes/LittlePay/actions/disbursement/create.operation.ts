@@ -17,7 +17,7 @@ import { payoutAmountField, payoutCurrencyField, keyFields, recipientFields } fr
 import { checkPayoutRow } from './preview';
 import { checkedPayout, checkPayoutRun, refusedRunError, runCheckOf } from './run';
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
-import { runSummary, summaryHint, summaryText } from './summary';
+import { runSummary, summaryHint, summaryHtml } from './summary';
 import type { RunRow } from './summary';
 import { createOnce, stopLookingAhead } from '../../money/once';
 import { keyIsGenerated } from '../../money/keys';
@@ -338,10 +338,10 @@ export function describeFailure(
 	}));
 	const summary = runSummary(rows, false);
 	const generated = keyIsGenerated(itemScope(this, 0));
-	const stopped = `The run stopped here. ${summaryText(summary)}`;
+	const stopped = `The run stopped here.<br>\n${summaryHtml(summary)}<br>\n`;
 	const again = generated
 		? 'Retry this execution from the Executions list: it reuses the keys it generated and pays none of them twice (running the workflow again would pay them again).'
 		: 'Running it again pays none of them twice: each row is looked up under its key first.';
 	const error = failure as Error & { description?: string | null };
-	error.description = [error.description, stopped, again].filter(Boolean).join(' ');
+	error.description = [error.description, stopped + again].filter(Boolean).join(' ');
 }

@@ -207,10 +207,10 @@ function counted(count: unknown, what: string, totals: string): string {
 }
 
 /**
- * The summary in sentences, shown above the node's output (and as the description of an error that
- * stopped the run) so nobody has to page to find it: the payroll's figures, then the rows to act on.
+ * The summary in lines: the payroll's figures, what is paid so far, then each row to act on on a line
+ * of its own with its reason, then what to do for each kind of row.
  */
-export function summaryText(summary: IDataObject): string {
+export function summaryLines(summary: IDataObject): string[] {
 	const parts: string[] = [];
 	if (summary.checkOnly) {
 		parts.push(
@@ -238,49 +238,62 @@ export function summaryText(summary: IDataObject): string {
 	if (!summary.checkOnly) parts.push(`${String(summary.pending)} pending`);
 	if (Number(summary.notReached) > 0)
 		parts.push(`${String(summary.notReached)} not reached (the run stopped)`);
-	let text = `Payout run: ${parts.join(', ')}.`;
+	const lines = [`Payout run: ${parts.join(', ')}.`];
 	if (!summary.checkOnly) {
 		const paid = amounts(summary, 'paidSoFar', true);
 		const asked = amounts(summary, 'asked', false);
 		const payroll = Object.values((summary.payroll ?? {}) as Record<string, Payroll>);
 		const askedRows = payroll.reduce((n, books) => n + books.asked.count, 0);
-		text += ` Paid so far: ${counted(summary.completed, summary.completed === 1 ? 'row completed' : 'rows completed', paid)}, of ${counted(askedRows, askedRows === 1 ? 'row asked' : 'rows asked', asked)}.`;
+		lines.push(
+			`Paid so far: ${counted(summary.completed, summary.completed === 1 ? 'row completed' : 'rows completed', paid)}, of ${counted(askedRows, askedRows === 1 ? 'row asked' : 'rows asked', asked)}.`,
+		);
 	}
 	const actOn = summary.rowsToActOn as IDataObject[];
-	// Each row with its own reason, so the hint reads as the list of what to fix.
-	const listed = actOn.slice(0, ACT_ON_IN_HINT).map((row) => {
+	if (actOn.length === 0) return lines;
+	lines.push('To act on:');
+	// Each row on a line of its own with its own reason: the hint reads as the list of what to fix.
+	for (const row of actOn.slice(0, ACT_ON_IN_HINT)) {
 		const reason =
 			row.outcome === 'refused' || row.outcome === 'failed' || row.outcome === 'error'
 				? row.reason
 				: null;
-		return `row ${String(row.row)}${row.key ? ` (${String(row.key)})` : ''} ${String(row.outcome)}${typeof reason === 'string' && reason !== '' ? `: ${reason}` : ''}`;
-	});
-	const more = actOn.length + Number(summary.rowsToActOnNotListed) - listed.length;
-	if (listed.length > 0) {
-		text += ` To act on: ${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`;
-		const steps: string[] = [];
-		if (actOn.some((row) => row.outcome === 'failed'))
-			steps.push(`failed: nobody was paid; ${PAY_AGAIN_STEP}`);
-		if (actOn.some((row) => row.outcome === 'pending'))
-			steps.push(
-				'pending: do not pay again; look it up later with Payout: Reconcile (or Wait for Settlement)',
-			);
-		if (actOn.some((row) => row.outcome === 'refused'))
-			steps.push('refused: nothing was sent for it; fix the row and run again');
-		// An error may have been a payout whose answer was lost: it is looked up, never assumed unsent.
-		if (actOn.some((row) => row.outcome === 'error'))
-			steps.push(
-				'error: read it; if it says the outcome is unknown, look the key up with Payout: Reconcile before paying; else fix the row and run again',
-			);
-		text += ` ${steps.map((step) => step.charAt(0).toUpperCase() + step.slice(1)).join('. ')}.`;
+		lines.push(
+			`Row ${String(row.row)}${row.key ? ` (${String(row.key)})` : ''} ${String(row.outcome)}${typeof reason === 'string' && reason !== '' ? `: ${reason}` : ''}`,
+		);
 	}
-	return text;
+	const more = actOn.length + Number(summary.rowsToActOnNotListed) - ACT_ON_IN_HINT;
+	if (more > 0)
+		lines.push(`... and ${more} more (the Summary item lists the first ${ACT_ON_LISTED})`);
+	if (actOn.some((row) => row.outcome === 'failed'))
+		lines.push(`Failed: nobody was paid; ${PAY_AGAIN_STEP}.`);
+	if (actOn.some((row) => row.outcome === 'pending'))
+		lines.push(
+			'Pending: do not pay again; look it up later with Payout: Reconcile (or Wait for Settlement).',
+		);
+	if (actOn.some((row) => row.outcome === 'refused'))
+		lines.push('Refused: nothing was sent for it; fix the row and run again.');
+	// An error may have been a payout whose answer was lost: it is looked up, never assumed unsent.
+	if (actOn.some((row) => row.outcome === 'error'))
+		lines.push(
+			'Error: read it; if it says the outcome is unknown, look the key up with Payout: Reconcile before paying; else fix the row and run again.',
+		);
+	return lines;
 }
 
-/** The summary in sentences, shown above the node's output so nobody has to page to find it. */
+/**
+ * The summary for n8n's panels: both the output panel's hints and the error panel's description render
+ * sanitised HTML, where a line break shows as a space, so the lines end in <br> and a row's "<" is text.
+ */
+export function summaryHtml(summary: IDataObject): string {
+	return summaryLines(summary)
+		.map((line) => line.replace(/</g, '&lt;'))
+		.join('<br>\n');
+}
+
+/** The summary shown above the node's output so nobody has to page to find it. */
 export function summaryHint(summary: IDataObject): NodeExecutionHint {
 	return {
-		message: summaryText(summary),
+		message: summaryHtml(summary),
 		type: (summary.rowsToActOn as IDataObject[]).length > 0 ? 'warning' : 'info',
 		location: 'outputPane',
 	};

@@ -56,8 +56,9 @@ export class LittlePay implements INodeType {
 			],
 		},
 		inputs: [NodeConnectionTypes.Main],
-		// Pay Out with Options > Output Run Summary has a second output with the run's one summary item.
-		outputs: `={{ $parameter["resource"] === "disbursement" && $parameter["operation"] === "create" && ($parameter["options"] || {})["runSummaryOutput"] === true ? [{ "type": "${NodeConnectionTypes.Main}", "displayName": "Payouts" }, { "type": "${NodeConnectionTypes.Main}", "displayName": "Summary" }] : ["${NodeConnectionTypes.Main}"] }}`,
+		// Pay Out with Options > Output Run Summary, and a Reconcile with Options > Output Summary, have a
+		// second output with the run's one summary item.
+		outputs: `={{ ["disbursement:create", "disbursement:reconcile", "payment:reconcile"].includes($parameter["resource"] + ":" + $parameter["operation"]) && ($parameter["options"] || {})["runSummaryOutput"] === true ? [{ "type": "${NodeConnectionTypes.Main}", "displayName": $parameter["resource"] === "payment" ? "Payments" : "Payouts" }, { "type": "${NodeConnectionTypes.Main}", "displayName": "Summary" }] : ["${NodeConnectionTypes.Main}"] }}`,
 		// Resume webhooks for "Pause Until Little Pay Calls Back": nothing is registered anywhere.
 		webhooks: resumeWebhooks,
 		credentials,

@@ -89,7 +89,7 @@ export function invalidInput(
 const HINTS: Record<number, string> = {
 	400: 'Little Pay rejected the request body; check the fields named in the message',
 	401: 'Check the credentials: client ID/secret for intents, the API key for everything else',
-	404: 'No payment or disbursement with this reference or key exists for this merchant',
+	404: 'No payment or payout with this reference or key exists for this merchant',
 	409: 'This key was already used; use a new key or look up the existing one',
 	422: 'Little Pay refused the request by its rules (expired intent, limits, refund above the paid amount, ...)',
 	429: 'Little Pay is rate limiting; wait and try again',

@@ -355,7 +355,7 @@ describe('Stop at each step', () => {
 		const stopped = payoutRun([b], { onStart: (c) => (cancel = c) });
 		setTimeout(() => cancel(), 300);
 		const result = await stopped;
-		expect(String(result.error?.message)).toMatch(/outcome of the disbursement is unknown/);
+		expect(String(result.error?.message)).toMatch(/outcome of the payout is unknown/);
 		expect(String(result.error?.message)).toContain(String(b.key));
 		const again = await payoutRun([b], { continueOnFail: true });
 		expect(String(again.output('Little Pay')[0].json.error)).toMatch(/unknown/);
@@ -413,7 +413,7 @@ describe('A late commit after a lost answer (payday #3, collect C2, the node tim
 			collect([payment]),
 		]);
 		const [paid] = payout.output('Little Pay');
-		expect(String(paid.json.error)).toMatch(/outcome of the disbursement is unknown/);
+		expect(String(paid.json.error)).toMatch(/outcome of the payout is unknown/);
 		const [asked] = prompt.output('Little Pay');
 		expect(asked.json).toMatchObject({ status: 'PENDING', promptOutcomeUnknown: true });
 		await new Promise((resolve) => setTimeout(resolve, 2500));

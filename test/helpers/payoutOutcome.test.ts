@@ -48,7 +48,10 @@ describe('payout outcome', () => {
 			reason: 'Wallet limit reached',
 			failureCode: 'recipient-limit',
 			retry: 'new-attempt',
-			nextStep: expect.stringMatching(/^Nothing was paid\. /),
+			// Paying again goes through Pay Again If Failed, never a key made up by hand.
+			nextStep: expect.stringMatching(
+				/^Nothing was paid: the recipient's wallet refused the amount\. Pay less or later: run the same rows again with Options > Pay Again If Failed/,
+			),
 			amount: 500,
 			currency: 'KES',
 			fee: 7,
@@ -71,7 +74,9 @@ describe('payout outcome', () => {
 		expect(payoutItem({ status: 'failed', message: 'Switch said no' }, 'failed')).toMatchObject({
 			failureCode: 'unknown',
 			retry: 'new-attempt',
-			nextStep: expect.stringMatching(/^Nothing was paid: Little Pay reports the payout failed/),
+			nextStep: expect.stringMatching(
+				/^Nothing was paid: read the reason, correct the row if it needs it, then run the same rows again with Options > Pay Again If Failed/,
+			),
 		});
 		expect(payoutItem({ ...record, status: 'pending' }, 'pending')).toMatchObject({
 			reason: null,

@@ -697,7 +697,7 @@ describe('limits in ordinary workflows, where set', () => {
 			});
 			let result = await run(json, { credentials });
 			if (!retryOnFail) {
-				expect(result.error?.message).toMatch(/Row 3: the outcome of the disbursement is unknown/);
+				expect(result.error?.message).toMatch(/Row 3: the outcome of the payout is unknown/);
 				result = await run(json, { credentials, retryOf: result });
 			}
 			expect(result.error).toBeUndefined();

@@ -38,7 +38,7 @@ describe('unknown outcomes of money-moving requests', () => {
 		const result = await run('disbursement-create.json', [payout(key)]);
 		const [out] = result.output('Little Pay').map((i) => i.json);
 		expect(out.error).toBe(
-			`Row 1: the outcome of the disbursement is unknown (HTTP 503, and Little Pay shows nothing under it yet; key ${key})`,
+			`Row 1: the outcome of the payout is unknown (HTTP 503, and Little Pay shows nothing under it yet; key ${key})`,
 		);
 		expect(String(out.description)).toMatch(
 			new RegExp(
@@ -66,7 +66,7 @@ describe('unknown outcomes of money-moving requests', () => {
 		});
 		const result = await run('disbursement-create.json', [payout(key)]);
 		const [out] = result.output('Little Pay').map((i) => i.json);
-		expect(out.error).toMatch(/Row 1: the outcome of the disbursement is unknown/);
+		expect(out.error).toMatch(/Row 1: the outcome of the payout is unknown/);
 		expect(String(out.description)).toMatch(/before retrying/);
 		expect(String(out.description)).not.toMatch(/then try again/);
 		expect(await ledgerDisbursements(key)).toHaveLength(1);

@@ -124,7 +124,7 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 		const { items, amounts } = recipients(mapKeys);
 		await failThirdCreate(PAYOUT_CREATE, PAYOUT_LOOKUP, undefined, mapKeys ? 3 : 0);
 		const original = await run(workflow('disbursement-create.json', items));
-		expect(original.error?.message).toMatch(/Row 3: the outcome of the disbursement is unknown/);
+		expect(original.error?.message).toMatch(/Row 3: the outcome of the payout is unknown/);
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
 		await clearFaults();
 
@@ -135,7 +135,7 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 			: workflow('disbursement-create.json', items);
 		// Right away, the third row's outcome is still unknown: nothing is sent.
 		const tooSoon = await run(saved, original);
-		expect(tooSoon.error?.message).toMatch(/Row 3: the outcome of the disbursement is unknown/);
+		expect(tooSoon.error?.message).toMatch(/Row 3: the outcome of the payout is unknown/);
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
 		const retry = await pastCommitWindow(() => run(saved, original));
 		expect(retry.error).toBeUndefined();
@@ -168,7 +168,7 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 		// The first retry fails too: the gateway is still down, so its first lookup gets no answer
 		// and it sends nothing.
 		const firstRetry = await run(workflow('disbursement-create.json', items), original);
-		expect(firstRetry.error?.message).toMatch(/Row 1: the outcome of the disbursement is unknown/);
+		expect(firstRetry.error?.message).toMatch(/Row 1: the outcome of the payout is unknown/);
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
 		await clearFaults();
 		const secondRetry = await pastCommitWindow(() =>
@@ -193,7 +193,7 @@ describe('retrying a failed payout run from the Executions list pays each recipi
 				waitBetweenTries: 0,
 			}),
 		);
-		expect(result.error?.message).toMatch(/Row 3: the outcome of the disbursement is unknown/);
+		expect(result.error?.message).toMatch(/Row 3: the outcome of the payout is unknown/);
 		expect(await payoutsPerRecipient(amounts)).toEqual([1, 1, 0]);
 		await clearFaults();
 		const later = await pastCommitWindow(() => run(workflow('disbursement-create.json', items)));
@@ -284,7 +284,7 @@ describe('keys that exist already', () => {
 		const retry = await run(workflow('disbursement-create.json', items), original);
 		expect(retry.error?.message).toBe('Nothing was paid: 3 of 3 rows are refused');
 		expect(retry.error?.description).toMatch(
-			/^Row 1: Key is empty, and this retried execution cannot recover the keys its first attempt generated\n/,
+			/^Row 1: Key is empty, and this retried execution cannot recover the keys its first attempt generated\. To fix: The first attempt left no Little Pay run token[^<]*<br>\nRow 2: .*\. To fix: as for row 1\.<br>\n/,
 		);
 		expect(retry.error?.description).toMatch(/Map a Key from your data/);
 		expect(await sb.received()).toEqual([]);

@@ -148,7 +148,7 @@ describe('Disbursement: Create', () => {
 		const original = await run('disbursement-create.json', generated);
 		expect(original.error?.message).toMatch(/amount 5 is outside the MPESA limits/);
 		expect(original.error?.description).toMatch(
-			/Before this, the run had sent 1 payout\. Retry this execution from the Executions list: it reuses the keys it generated and pays none of them twice/,
+			/Payout run: 1 sent now \(KES 640\.00, fees KES [\d.]+\), [^]*<br>\nRetry this execution from the Executions list: it reuses the keys it generated and pays none of them twice/,
 		);
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toHaveLength(2);
 		const retried = await runWorkflow(
@@ -192,7 +192,7 @@ describe('Disbursement: Create', () => {
 		expect(result.error).toBeUndefined();
 		const [paid, unknown] = result.output('Little Pay').map((o) => o.json);
 		expect(paid).toMatchObject({ key: flaky.key, outcome: 'accepted' });
-		expect(String(unknown.error)).toMatch(/outcome of the disbursement is unknown/);
+		expect(String(unknown.error)).toMatch(/outcome of the payout is unknown/);
 		const posts = (await sb.received()).filter((r) => r.method === 'POST');
 		expect(posts.map((r) => (r.body as Item).key)).toEqual([flaky.key]);
 		expect((await ledgerDisbursements()).filter((d) => d.key === down.key)).toEqual([]);
@@ -351,10 +351,12 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 			// Refused by the run's check (its key holds another payout), as the real run would be.
 			[false, null],
 		]);
+		// No red null and no "undefined" in n8n's table: a valid row's reason and field are empty text.
 		expect(perRow[0]).toEqual({
 			checkOnly: true,
 			valid: true,
-			reason: null,
+			reason: '',
+			field: '',
 			row: 1,
 			key: rows[0].key,
 			amount: 500,
@@ -403,6 +405,14 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 			totalAmount: 500 + 1200 + 300,
 			totalFees: 7 + 23 + 7,
 			byCurrency: { KES: { count: 3, amount: 2000, fees: 37 } },
+			// The payroll's page: what the valid rows ask, what would be sent, what is found paid already.
+			payroll: {
+				KES: {
+					asked: { count: 4, amount: 2700, fees: 50 },
+					sentNow: { count: 3, amount: 2000, fees: 37 },
+					foundAlreadySent: { count: 1, amount: 700, fees: 13 },
+				},
+			},
 			rowsToActOn: refusedRows.map(({ row, key, reason }) => ({
 				row,
 				key,
@@ -417,7 +427,16 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 		expect(result.hints('Little Pay')).toEqual([
 			expect.objectContaining({
 				location: 'outputPane',
-				message: `Payout run: Check only, nothing sent: 3 would be paid (KES 2,000.00, fees KES 37.00), 1 found already sent, 5 refused. To act on: row 3 (${String(rows[2].key)}), row 4 (${String(rows[3].key)}), row 5, row 7 (${dup}), row 9 (${String(taken.key)})`,
+				// Each refused row with its own reason: the hint is the list of what to fix.
+				message: [
+					'Payout run: Check only, nothing sent: 3 would be paid (KES 2,000.00, fees KES 37.00), 1 found already sent (KES 700.00), 5 refused.',
+					'To act on:',
+					...refusedRows.map(
+						({ row, key, reason }) =>
+							`Row ${row}${key ? ` (${String(key)})` : ''} refused: ${String(reason)}`,
+					),
+					'Refused: nothing was sent for it; fix the row and run again.',
+				].join('<br>\n'),
 			}),
 		]);
 		const sent = await sb.received();
@@ -497,7 +516,7 @@ describe('Disbursement: Get', () => {
 		expect(result.error).toMatchObject({
 			name: 'NodeApiError',
 			httpCode: '404',
-			description: 'No payment or disbursement with this reference or key exists for this merchant',
+			description: 'No payment or payout with this reference or key exists for this merchant',
 		});
 		expect(result.error?.message).toMatch(/^Little Pay: .*noSuchPayout1/);
 	});

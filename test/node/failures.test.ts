@@ -72,13 +72,16 @@ describe('failure codes', () => {
 		}));
 		const result = await run('disbursement-create.json', rows);
 		const out = result.output('Little Pay').map((o) => o.json);
-		// A settled failure did not pay anyone: a new attempt (new key), never "check first".
+		// A settled failure did not pay anyone: a new attempt (Pay Again If Failed), never "check first".
 		expect(out.map((o) => [o.outcome, o.failureCode, o.retry])).toEqual([
 			['failed', 'recipient-limit', 'new-attempt'],
 			['failed', 'recipient-not-registered', 'no'],
 		]);
 		expect(out.map((o) => o.reason)).toEqual([expect.any(String), expect.any(String)]);
-		expect(out[0].nextStep).toMatch(/^Nothing was paid\. /);
+		expect(out[0].nextStep).toMatch(/^Nothing was paid: .*Options > Pay Again If Failed/);
+		expect(out[1].nextStep).toMatch(
+			/^Nothing was paid: the number is not registered for the network\. Correct the row's number or network, then run the same rows again with Options > Pay Again If Failed/,
+		);
 	});
 
 	it('refunds: a reversal the network refuses, and a payment that cannot be refunded, have their codes', async () => {

@@ -174,8 +174,7 @@ describe('Payment', () => {
 				name: 'NodeApiError',
 				httpCode: '404',
 				message: 'Little Pay: No payment intent with reference or key "noSuchOrder1"',
-				description:
-					'No payment or disbursement with this reference or key exists for this merchant',
+				description: 'No payment or payout with this reference or key exists for this merchant',
 			});
 		});
 	});

@@ -53,7 +53,7 @@ function payroll(count: number) {
 	rows[3] = { ...rows[3], to: '+254 712 34567' }; // a digit missing
 	rows[8] = { ...rows[8], amount: 5 }; // under M-Pesa's minimum
 	rows[9] = { ...rows[9], key: rows[8].key }; // a copied payout ID
-	rows[12] = { ...rows[12], amount: 'twelve' }; // not a number
+	rows[12] = { ...rows[12], amount: '1,500' }; // a thousands comma
 	return { rows, refusedRows: [4, 9, 10, 13] };
 }
 
@@ -63,12 +63,13 @@ describe('A payout run is checked whole before anything is sent', () => {
 		const before = (await ledger()).length;
 		const result = await run(rows);
 		expect(result.error?.message).toBe('Nothing was paid: 4 of 15 rows are refused');
-		const lines = String(result.error?.description).split('\n');
+		// n8n's error panel renders the description as HTML: a plain line break would run the rows together.
+		const lines = String(result.error?.description).split('<br>\n');
 		expect(lines.slice(0, 4)).toEqual([
-			`Row 4 (key ${String(rows[3].key)}): Destination Number must have 9 digits after the country code 254 (got 8)`,
-			`Row 9 (key ${String(rows[8].key)}): Amount 5 is outside the MPESA limits 10-150000`,
-			`Row 10 (key ${String(rows[9].key)}): Key "${String(rows[9].key)}" is also the key of row 9: Little Pay keeps one payout per key, so this row would be reported as that row's payout, and nobody paid`,
-			`Row 13 (key ${String(rows[12].key)}): Amount must be a positive number (got "twelve")`,
+			`Row 4 (key ${String(rows[3].key)}): Destination Number must have 9 digits after the country code 254 (got 8). To fix: Check the number for missing or extra digits.`,
+			`Row 9 (key ${String(rows[8].key)}): Amount 5 is outside the MPESA limits 10-150000. To fix: Split the payout into parts within the limits, each a row with its own payout ID (key), or pick another network.`,
+			`Row 10 (key ${String(rows[9].key)}): Key "${String(rows[9].key)}" is also the key of row 9: Little Pay keeps one payout per key, so this row would be reported as that row's payout, and nobody paid. To fix: Give each row its own payout ID (a copied ID?); each part of a split payout needs an ID of its own.`,
+			`Row 13 (key ${String(rows[12].key)}): Amount "1,500" has a thousands comma: write 1500. To fix: Remove the thousands separators: 1500.`,
 		]);
 		expect(result.error?.description).toContain('no payout of this run was sent');
 		expect(refusedRows).toHaveLength(4);
@@ -80,9 +81,13 @@ describe('A payout run is checked whole before anything is sent', () => {
 	it('lists the first 20 refused rows and says how many more there are', async () => {
 		const rows = Array.from({ length: 25 }, (_, i) => row(i, { amount: 1 }));
 		const result = await run(rows);
-		const lines = String(result.error?.description).split('\n');
+		const lines = String(result.error?.description).split('<br>\n');
 		expect(result.error?.message).toBe('Nothing was paid: 25 of 25 rows are refused');
-		expect(lines[19]).toMatch(/^Row 20 \(key /);
+		expect(lines[0]).toMatch(/^Row 1 \(key [^)]+\): Amount 1 is outside .*\. To fix: Split /);
+		// One fix twenty times is not twenty paragraphs: later rows name the row that gives it.
+		expect(lines[19]).toMatch(
+			/^Row 20 \(key [^)]+\): Amount 1 is outside .*\. To fix: as for row 1\.$/,
+		);
 		expect(lines[20]).toBe('... and 5 more');
 		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);
 	});
@@ -150,9 +155,18 @@ describe('A payout run is checked whole before anything is sent', () => {
 			})),
 		);
 		const [hint] = result.hints('Little Pay');
-		expect(hint.message).toBe(
-			`Payout run: 11 sent now (KES ${amounts.toLocaleString('en-US', { minimumFractionDigits: 2 })}, fees KES ${fees.toFixed(2)}), 0 found already sent, 0 failed, 4 refused, 11 pending. To act on: ${refusedRows.map((n) => `row ${n} (${String(rows[n - 1].key)})`).join(', ')}`,
-		);
+		const kes = `KES ${amounts.toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
+		// One line each (n8n renders a hint as HTML): the figures, then each refused row with its reason.
+		expect(hint.message.split('<br>\n')).toEqual([
+			`Payout run: 11 sent now (${kes}, fees KES ${fees.toFixed(2)}), 0 found already sent, 0 failed, 4 refused, 11 pending.`,
+			`Paid so far: 0 rows completed, of 11 rows asked (${kes}).`,
+			'To act on:',
+			...refusedRows.map(
+				(n, i) =>
+					`Row ${n} (${String(rows[n - 1].key)}) refused: ${String((summary.rowsToActOn as Item[])[i].reason)}`,
+			),
+			'Refused: nothing was sent for it; fix the row and run again.',
+		]);
 
 		// Run again: nothing is sent, and the summary says every row was found already sent.
 		const again = await run(rows, { continueOnFail: true, summaryOutput: true });
@@ -164,7 +178,8 @@ describe('A payout run is checked whole before anything is sent', () => {
 			totalAmount: 0,
 		});
 		expect(again.hints('Little Pay')[0].message).toMatch(
-			/^Payout run: 0 sent now, 11 found already sent, /,
+			// The payroll's page: what was found paid, with its amount, and what is paid so far.
+			/^Payout run: 0 sent now, 11 found already sent \(KES 1,\d{3}\.00\), 0 failed, 4 refused, \d+ pending\.<br>\nPaid so far: \d+ rows? completed( \(KES [\d,.]+, fees KES [\d.]+\))?, of 11 rows asked \(KES 1,\d{3}\.00\)\.<br>\n/,
 		);
 	});
 });

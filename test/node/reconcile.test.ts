@@ -230,7 +230,9 @@ describe('Disbursement: Reconcile', () => {
 		expect(out[2]).toMatchObject({ failureCode: 'recipient-limit' });
 		expect(out[4].settledAt).toBeNull();
 		const sent = await sb.received();
-		expect(sent.map((r) => r.method)).toEqual(['GET', 'GET', 'GET', 'GET']);
+		// The failed payout's Pay Again attempt (<key>r2) is looked up too: Little Pay has none.
+		expect(sent.map((r) => r.method)).toEqual(['GET', 'GET', 'GET', 'GET', 'GET']);
+		expect(sent.map((r) => r.path)).toContain(`/api/disbursements/${refused}r2`);
 		expect(sent.every((r) => r.path.startsWith('/api/disbursements/'))).toBe(true);
 	});
 
@@ -252,6 +254,66 @@ describe('Disbursement: Reconcile', () => {
 		expect(String(result.error?.message ?? '')).toMatch(/cancel/i);
 		await new Promise((resolve) => setTimeout(resolve, 800));
 		expect((await sb.received()).length).toBeLessThan(keys.length);
+	});
+});
+
+describe('Disbursement: Reconcile follows Pay Again attempts (editor review problem 3)', () => {
+	/** A row's payouts as Pay Again If Failed makes them: its key, then <key>r2 ..., each settled. */
+	async function attempts(lastDigits: number[], amount = 1000): Promise<string> {
+		const key = newKey('again');
+		for (const [index, lastDigit] of lastDigits.entries()) {
+			const attemptKey = index === 0 ? key : `${key}r${index + 1}`;
+			await sb.createPayout({ key: attemptKey, to: `25471234567${lastDigit}`, amount });
+			await sb.payoutSettled(attemptKey);
+		}
+		return key;
+	}
+
+	it('reports the latest attempt by the row’s own key: paid as r3 is completed, failed twice is failed, and never “pay it under its own key”', async () => {
+		const paidAsR3 = await attempts([1, 1, 0]);
+		const failedTwice = await attempts([1, 1]);
+		const paidFirst = await attempts([0]);
+		await sb.received();
+		const result = await run(
+			[paidAsR3, failedTwice, paidFirst].map((id) => ({
+				id,
+				expectedAmount: 1000,
+				expectedCurrency: 'KES',
+				expectedMethod: 'MPESA',
+			})),
+			undefined,
+			{ fixture: 'disbursement-reconcile.json' },
+		);
+		expect(result.error).toBeUndefined();
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => [o.outcome, o.key, o.attempt ?? null, o.failedBefore ?? null])).toEqual([
+			['completed', `${paidAsR3}r3`, 3, [paidAsR3, `${paidAsR3}r2`]],
+			['failed', `${failedTwice}r2`, 2, [failedTwice]],
+			['completed', paidFirst, null, null],
+		]);
+		for (const row of out) expect(String(row.nextStep)).not.toMatch(/new key|under its own key/);
+		expect(String(out[1].nextStep)).toMatch(
+			/run the same rows again with Options > Pay Again If Failed \(it derives <key>r2/,
+		);
+		// Reads only: the row's key and each attempt key up to the first Little Pay does not hold.
+		const sent = await sb.received();
+		expect(sent.every((r) => r.method === 'GET')).toBe(true);
+		expect(sent).toHaveLength(3 + 3 + 1);
+	});
+
+	it('a derived key holding another amount is not this row’s attempt: the row reports its own failed payout', async () => {
+		const key = newKey('clash');
+		await sb.createPayout({ key, to: '254712345671', amount: 1000 });
+		await sb.payoutSettled(key);
+		// Another row whose own ID happens to be this row's key followed by r2.
+		await sb.createPayout({ key: `${key}r2`, to: '254712345670', amount: 4200 });
+		await sb.payoutSettled(`${key}r2`);
+		const result = await run([{ id: key, expectedAmount: 1000 }], undefined, {
+			fixture: 'disbursement-reconcile.json',
+		});
+		const [row] = result.output('Little Pay').map((o) => o.json);
+		expect(row).toMatchObject({ outcome: 'failed', key, amount: 1000 });
+		expect(row.attempt).toBeUndefined();
 	});
 });
 
@@ -429,5 +491,84 @@ describe('Disbursement: Reconcile never says completed for another wallet (#12)'
 		const [row] = without.output('Little Pay').map((o) => o.json);
 		expect(row.outcome).toBe('unverified');
 		expect(String(row.nextStep)).toMatch(/holds no Matching Secret/);
+	});
+});
+
+describe('a Reconcile over many rows gives its counts first (issue 51 point 4)', () => {
+	function withSummary(fixture: string, items: Item[]) {
+		const json = loadFixture(fixture, {
+			ITEMS: JSON.stringify(items),
+			ON_ERROR: 'continueRegularOutput',
+		});
+		const node = json.nodes.find((n) => n.name === 'Little Pay');
+		(node?.parameters as { options: Item }).options.runSummaryOutput = true;
+		return runWorkflow(json, { credentials: sb.credentials });
+	}
+
+	it('Payout: Reconcile: the counts above the output and on the Summary output, with the rows to act on', async () => {
+		const paid = await payoutTo(0, 1000);
+		const failed = await payoutTo(1, 1000);
+		const pending = await payoutTo(3, 1000);
+		const rows = [
+			...Array.from({ length: 5 }, () => ({ id: paid })),
+			{ id: failed },
+			{ id: pending },
+			{ id: paid, expectedAmount: 750 },
+			{ id: paid, expectedTo: '2547•••••670' },
+			{ id: 'noSuchPayout9' },
+		];
+		await sb.received();
+		const result = await withSummary('disbursement-reconcile.json', rows);
+		expect(result.error).toBeUndefined();
+		expect(result.output('Little Pay')).toHaveLength(10);
+		const [summary] = result.output('Little Pay', 1).map((o) => o.json);
+		expect(summary).toMatchObject({
+			summary: true,
+			rows: 10,
+			completed: 5,
+			pending: 1,
+			failed: 1,
+			mismatch: 1,
+			unverified: 1,
+			notFound: 1,
+			invalidInput: 0,
+			errors: 0,
+			rowsToActOnNotListed: 0,
+		});
+		expect(
+			(summary.rowsToActOn as Item[]).map((r) => [r.row, r.key, r.outcome, typeof r.nextStep]),
+		).toEqual([
+			[6, failed, 'failed', 'string'],
+			[7, pending, 'pending', 'string'],
+			[8, paid, 'mismatch', 'string'],
+			[9, paid, 'unverified', 'string'],
+			[10, 'noSuchPayout9', 'not-found', 'string'],
+		]);
+		const [hint] = result.hints('Little Pay');
+		expect(hint).toMatchObject({ type: 'warning', location: 'outputPane' });
+		// One row a line: n8n renders a hint as HTML, where a plain line break is a space.
+		expect(hint.message.split('<br>\n')).toEqual([
+			'Reconcile, 10 payouts: 5 completed, 1 pending, 1 failed, 1 mismatch, 1 unverified, 1 not found.',
+			"To act on (each row's nextStep says what to do):",
+			`Row 6 (${failed}) failed`,
+			`Row 7 (${pending}) pending`,
+			`Row 8 (${paid}) mismatch`,
+			`Row 9 (${paid}) unverified`,
+			'Row 10 (noSuchPayout9) not-found',
+		]);
+	});
+
+	it('Payment: Reconcile shares the counts: the hint without the Summary output when it is off', async () => {
+		const paid = await paymentOf(sb, 0);
+		const result = await run([{ paymentId: paid.key }, { paymentId: 'doesnotexist123' }]);
+		expect(result.error).toBeUndefined();
+		expect(result.hints('Little Pay').map((h) => h.message)).toEqual([
+			[
+				'Reconcile, 2 payments: 1 completed, 0 pending, 0 failed, 0 mismatch, 0 unverified, 1 not found.',
+				"To act on (each row's nextStep says what to do):",
+				'Row 2 (doesnotexist123) not-found',
+			].join('<br>\n'),
+		]);
+		expect(result.output('Little Pay', 1)).toEqual([]);
 	});
 });

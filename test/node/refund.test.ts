@@ -165,8 +165,7 @@ describe('Refund: Create', () => {
 				name: 'NodeApiError',
 				httpCode: '404',
 				message: 'Little Pay: No payment intent with reference or key "noSuchPayment1"',
-				description:
-					'No payment or disbursement with this reference or key exists for this merchant',
+				description: 'No payment or payout with this reference or key exists for this merchant',
 				context: { itemIndex: 0 },
 			});
 		}

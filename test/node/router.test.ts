@@ -84,7 +84,9 @@ describe('Continue On Fail', () => {
 			'Little Pay: amount 5 is outside the MPESA limits (10 to 150000)',
 		);
 		expect(result.error).toMatchObject({ context: { itemIndex: 1 } });
-		expect(result.error?.description).toMatch(/Before this, the run had sent 1 payout\./);
+		expect(result.error?.description).toMatch(
+			/The run stopped here\.<br>\nPayout run: 1 sent now \(KES [\d.,]+, fees KES [\d.,]+\), 0 found already sent, 0 failed, 0 refused, 1 error, 1 pending, 1 not reached \(the run stopped\)\./,
+		);
 		expect(result.output('Little Pay')).toEqual([]);
 		const posts = (await sb.received()).filter((r) => r.method === 'POST');
 		expect(posts.map((r) => (r.body as Item).key)).toEqual([items[0].key, items[1].key]);
@@ -101,7 +103,7 @@ describe('Continue On Fail', () => {
 		expect(result.error?.message).toBe('Nothing was paid: 1 of 3 rows is refused');
 		expect(result.error?.description).toMatch(
 			new RegExp(
-				`^Row 2 \\(key ${String(items[1].key)}\\): Amount 5 is outside the MPESA limits 10-150000\n`,
+				`^Row 2 \\(key ${String(items[1].key)}\\): Amount 5 is outside the MPESA limits 10-150000\\. To fix: Split [^<]*<br>\n`,
 			),
 		);
 		expect(result.output('Little Pay')).toEqual([]);
@@ -146,7 +148,7 @@ describe('Continue On Fail', () => {
 			'PENDING',
 		]);
 		expect(output[1].json.description).toBe(
-			'No payment or disbursement with this reference or key exists for this merchant',
+			'No payment or payout with this reference or key exists for this merchant',
 		);
 		// The error item names the payment it looked up, under the name the other items use.
 		expect(output[1].json).toMatchObject({ reference: 'noSuchOrder9', itemIndex: 1, row: 2 });
@@ -360,9 +362,7 @@ describe('A create whose answer was lost is resolved by lookup', () => {
 		const item = payout();
 		const result = await run('disbursement-create.json', [item]);
 		expect(result.error?.message).toMatch(
-			new RegExp(
-				`^Row 1: the outcome of the disbursement is unknown \\(.*key ${String(item.key)}\\)$`,
-			),
+			new RegExp(`^Row 1: the outcome of the payout is unknown \\(.*key ${String(item.key)}\\)$`),
 		);
 		expect((await sb.received()).map((r) => `${r.method} ${r.path}`)).toEqual([
 			'GET /api/disbursements/charges',

@@ -96,7 +96,7 @@ export const FAILURES: Record<FailureCode, { retry: RetryRule; next: string }> =
 	},
 	'unknown-outcome': {
 		retry: 'check-first',
-		next: 'It may have gone through: look it up (Get Status, Disbursement: Get) before any retry',
+		next: 'It may have gone through: look it up (Get Status, Payout: Get) before any retry',
 	},
 	cancelled: { retry: 'check-first', next: 'The run was stopped; look up what was in flight' },
 	unknown: {

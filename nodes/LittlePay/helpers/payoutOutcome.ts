@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { failureOfText, settledPayoutFailureFields } from './failures';
+import type { FailureCode } from './failures';
 
 /**
  * What is known about a payout, the one value a workflow branches on: `accepted` (Little Pay took
@@ -84,6 +85,24 @@ export function failureReason(record: IDataObject): string {
 	);
 }
 
+/** How a failed payout is paid again: the rows as they are, under keys the node derives from them. */
+export const PAY_AGAIN_STEP =
+	'run the same rows again with Options > Pay Again If Failed (it derives <key>r2, then r3, and pays each failed row once more)';
+
+/**
+ * A settled failed payout's next step. Nobody was paid, and paying again goes through Pay Again If
+ * Failed: a key made up by hand would be one that Reconcile, by the row's own key, never finds.
+ */
+export function failedPayoutStep(code: FailureCode): string {
+	if (code === 'recipient-not-registered')
+		return `Nothing was paid: the number is not registered for the network. Correct the row's number or network, then ${PAY_AGAIN_STEP}`;
+	if (code === 'recipient-limit')
+		return `Nothing was paid: the recipient's wallet refused the amount. Pay less or later: ${PAY_AGAIN_STEP}`;
+	if (code === 'insufficient-funds')
+		return `Nothing was paid: the payout balance was short. Top it up, then ${PAY_AGAIN_STEP}`;
+	return `Nothing was paid: read the reason, correct the row if it needs it, then ${PAY_AGAIN_STEP}`;
+}
+
 /** What the node knows about a payout besides the gateway's answer (what it sent, the quoted fee). */
 export interface KnownPayout {
 	key?: string | null;
@@ -121,10 +140,13 @@ export function payoutItem(
 		settledAt: final ? (textOrNull(record.settledAt ?? record.completedAt) ?? null) : null,
 		gatewayStatus: record.status ?? null,
 		message: textOrNull(record.message),
-		...(outcome === 'failed'
-			? settledPayoutFailureFields(failureOfText(failureReason(record)))
-			: {}),
+		...(outcome === 'failed' ? failedPayoutFields(record) : {}),
 	};
+}
+
+function failedPayoutFields(record: IDataObject): IDataObject {
+	const code = failureOfText(failureReason(record));
+	return { ...settledPayoutFailureFields(code), nextStep: failedPayoutStep(code) };
 }
 
 /** Updates a payout item in place from a newer status record, keeping what the node knew. */

@@ -171,7 +171,7 @@ export async function withKeyClaim<T>(
 
 /** What a send that ended without a settling answer tells the user to do, naming the key. */
 export function unknownOutcomeAdvice(key: string, what: string): string {
-	return `It may still be committed at Little Pay, so it was not sent again. Run the workflow again in ${COMMIT_WINDOW_MINUTES} minutes or later: a re-run looks key ${key} up first and sends only if nothing is there. Or look the key up first${what === 'disbursement' ? ' (Payout: Reconcile)' : ''}.`;
+	return `It may still be committed at Little Pay, so it was not sent again. Run the workflow again in ${COMMIT_WINDOW_MINUTES} minutes or later: a re-run looks key ${key} up first and sends only if nothing is there. Or look the key up first${what === 'payout' || what === 'disbursement' ? ' (Payout: Reconcile)' : ''}.`;
 }
 
 /** Raises "the outcome is unknown" for a key whose send ended without a settling answer. */

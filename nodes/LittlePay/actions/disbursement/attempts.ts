@@ -32,48 +32,60 @@ export interface Attempt {
 	record?: IDataObject;
 }
 
+/** How far a walk over a row's attempts got: the attempt it stopped at, and the latest failed one. */
+interface Walk extends Attempt {
+	/** The latest attempt Little Pay holds as failed, with its record. */
+	latestFailed?: { key: string; attempt: number; record: IDataObject };
+}
+
 /**
- * Finds the attempt a row is at: reads the row's key and each later attempt key until one is not at
- * Little Pay (that attempt is to be sent) or is not failed (paid or pending: found, not sent again).
- * A record under a derived key counts as this row's attempt only when its amount and currency are the
- * row's (the number may have been corrected): else it is another row's payout under an ID that
- * happens to end in r and a number, and the row fails instead of being reported by it.
- * Reads only; the send then looks that attempt's key up again, under the key's hold (money/once.ts).
+ * Walks a row's attempts: reads the row's key and each later attempt key until one is not at Little Pay
+ * or is not failed. A record under a derived key counts as this row's attempt only when its amount and
+ * currency are the row's (the number may have been corrected): else it is another row's payout under
+ * an ID that happens to end in r and a number. Pay Out fails the row there (`strict`); Reconcile stops
+ * and reports the row's own attempts up to it. `first` is the row's own key's record, when read already.
  */
-export async function currentAttempt(
+async function walkAttempts(
 	item: Item,
 	key: string,
-	request: Pick<PayoutRequest, 'amount' | 'currency'>,
-): Promise<Attempt> {
+	request: IDataObject,
+	strict: boolean,
+	first?: IDataObject,
+): Promise<Walk> {
 	const failedBefore: string[] = [];
+	let latestFailed: Walk['latestFailed'];
 	for (let attempt = 1; ; attempt++) {
 		const attemptsKey = attemptKey(key, attempt);
+		const stop = { key: attemptsKey, attempt, failedBefore, latestFailed };
 		if (attemptsKey.length > 64) {
+			if (!strict) return stop;
 			item.fail(
 				'Key',
 				`is too long to pay again under a derived key (${attemptsKey} is over 64 characters)`,
 				'Use payout IDs of at most 60 letters and digits when you pay failed rows again',
 			);
 		}
-		const found = await readLittlePay(item.context, payoutRecordRequest(item.index, attemptsKey));
-		if (found.statusCode === 404) return { key: attemptsKey, attempt, failedBefore };
-		const record: IDataObject = expectSuccess(item.context, found, item.index);
-		const differences =
-			attempt === 1
-				? []
-				: differingFields({ amount: request.amount, currency: request.currency }, record);
+		let record: IDataObject;
+		if (attempt === 1 && first !== undefined) record = first;
+		else {
+			const found = await readLittlePay(item.context, payoutRecordRequest(item.index, attemptsKey));
+			if (found.statusCode === 404) return stop;
+			record = expectSuccess(item.context, found, item.index);
+		}
+		const differences = attempt === 1 ? [] : differingFields(request, record);
 		if (differences.length > 0) {
+			if (!strict) return stop;
 			item.fail(
 				'Key',
 				`"${attemptsKey}", where this row would be paid again (attempt ${attempt}), holds a payout that is not this row's (${differences.join('; ')}): another row's payout ID?`,
 				"Pay this row under a new payout ID, and give no row an ID that is another row's ID followed by r and a number",
 			);
 		}
-		if (outcomeOfRecord(record.status) !== 'failed') {
-			return { key: attemptsKey, attempt, failedBefore, record };
-		}
+		if (outcomeOfRecord(record.status) !== 'failed') return { ...stop, record };
 		failedBefore.push(attemptsKey);
+		latestFailed = { key: attemptsKey, attempt, record };
 		if (attempt >= MAX_ATTEMPTS) {
+			if (!strict) return { ...stop, latestFailed };
 			item.fail(
 				'Key',
 				`"${key}" has failed ${MAX_ATTEMPTS} times (last under ${attemptsKey}); it is not paid again`,
@@ -81,4 +93,55 @@ export async function currentAttempt(
 			);
 		}
 	}
+}
+
+/**
+ * Finds the attempt a row is at for Pay Out: the first attempt key not at Little Pay (to be sent), or
+ * the first not failed (paid or pending: found, not sent again). A derived key holding another row's
+ * payout, a key too long to derive from, or nine failures fail the row.
+ * Reads only; the send then looks that attempt's key up again, under the key's hold (money/once.ts).
+ */
+export async function currentAttempt(
+	item: Item,
+	key: string,
+	request: Pick<PayoutRequest, 'amount' | 'currency'>,
+): Promise<Attempt> {
+	const walk = await walkAttempts(
+		item,
+		key,
+		{ amount: request.amount, currency: request.currency },
+		true,
+	);
+	return {
+		key: walk.key,
+		attempt: walk.attempt,
+		failedBefore: walk.failedBefore,
+		...(walk.record !== undefined ? { record: walk.record } : {}),
+	};
+}
+
+/**
+ * The latest attempt Little Pay holds for a row (Reconcile): `record` is the row's own key's record;
+ * when it failed, `<key>r2` ... are read as Pay Again If Failed pays them, and the latest found is the
+ * row's payout, with the failed attempts before it. `expected` (the row's Expected Amount and Currency)
+ * tells another row's payout under a derived key from this row's attempt.
+ */
+export async function latestAttempt(
+	item: Item,
+	key: string,
+	record: IDataObject,
+	expected: IDataObject,
+): Promise<Attempt & { record: IDataObject }> {
+	if (outcomeOfRecord(record.status) !== 'failed')
+		return { key, attempt: 1, failedBefore: [], record };
+	const walk = await walkAttempts(item, key, expected, false, record);
+	if (walk.record) return { ...walk, record: walk.record };
+	// The row's own record failed, so a failed attempt is always found.
+	const last = walk.latestFailed ?? { key, attempt: 1, record };
+	return {
+		key: last.key,
+		attempt: last.attempt,
+		failedBefore: walk.failedBefore.slice(0, -1),
+		record: last.record,
+	};
 }

@@ -17,7 +17,7 @@ import { payoutAmountField, payoutCurrencyField, keyFields, recipientFields } fr
 import { checkPayoutRow } from './preview';
 import { checkedPayout, checkPayoutRun, refusedRunError, runCheckOf } from './run';
 import { readSettleTimeout, settleTimeoutField, waitForSettlement } from './settlement';
-import { runSummary, summaryHint } from './summary';
+import { runSummary, summaryHint, summaryHtml } from './summary';
 import type { RunRow } from './summary';
 import { createOnce, stopLookingAhead } from '../../money/once';
 import { keyIsGenerated } from '../../money/keys';
@@ -231,7 +231,8 @@ async function payOut(context: IExecuteFunctions, item: Item): Promise<IDataObje
 			checkFirst,
 			expected: { amount, method, currency, to },
 		},
-		'disbursement',
+		// "payout" is the one word a run's messages use (the API's own name is disbursement).
+		'payout',
 	);
 	const data = expectSuccess(context, response, itemIndex);
 	const known = { key, method, amount, currency, to, fee };
@@ -308,8 +309,9 @@ export async function afterItems(
 }
 
 /**
- * A fault after sending started (a lost answer, a 5xx) stops the run: its error says how many payouts
- * the run had sent before it, and whether running it again could pay any of them twice.
+ * A fault after sending started (a lost answer, a 5xx, a key that holds another payout) stops the run
+ * (On Error: Stop): n8n then keeps no output, so the error's description carries the run's summary,
+ * the payroll's figures up to the stop, and whether running it again could pay any of them twice.
  */
 export function describeFailure(
 	this: IExecuteFunctions,
@@ -318,15 +320,28 @@ export function describeFailure(
 ): void {
 	stopLookingAhead(this);
 	if (isCheckOnly(this) || !(failure instanceof Error)) return;
-	const done = results.filter((result) => result !== undefined);
-	if (done.length === 0) return;
-	const sent = done.filter((result) => result?.alreadyExisted !== true).length;
-	const found = done.length - sent;
+	if (results.every((result) => result === undefined)) return;
+	const { context, itemIndex } = failure as {
+		context?: { itemIndex?: unknown };
+		itemIndex?: unknown;
+	};
+	const at = context?.itemIndex ?? itemIndex;
+	const failedAt = typeof at === 'number' ? at : undefined;
+	const refused = runCheckOf(this)?.refused;
+	// Rows the run never reached are holes in `results`: Array.from visits them too.
+	const rows: RunRow[] = Array.from(results, (result, itemIndex) => ({
+		result,
+		refused: refused?.get(itemIndex),
+		...(result === undefined && itemIndex === failedAt
+			? { error: failure.message, key: runCheckOf(this)?.ready.get(itemIndex)?.key ?? null }
+			: { notReached: result === undefined }),
+	}));
+	const summary = runSummary(rows, false);
 	const generated = keyIsGenerated(itemScope(this, 0));
-	const before = `Before this, the run had sent ${sent} payout${sent === 1 ? '' : 's'}${found > 0 ? ` and found ${found} already sent` : ''}.`;
+	const stopped = `The run stopped here.<br>\n${summaryHtml(summary)}<br>\n`;
 	const again = generated
 		? 'Retry this execution from the Executions list: it reuses the keys it generated and pays none of them twice (running the workflow again would pay them again).'
 		: 'Running it again pays none of them twice: each row is looked up under its key first.';
 	const error = failure as Error & { description?: string | null };
-	error.description = [error.description, before, again].filter(Boolean).join(' ');
+	error.description = [error.description, stopped + again].filter(Boolean).join(' ');
 }

@@ -22,10 +22,13 @@ export async function checkPayoutRow(item: Item, payAgain = false): Promise<IDat
 	// Until a field is valid, the row shows it as given, so a refused row can be found.
 	const given = (name: string, fallback: string | null = null) =>
 		item.param<IDataObject[string]>(name, fallback);
+	// reason and field are text on every row, empty on a valid one: n8n's table shows a missing field
+	// as "undefined" and a null as a red "null", which read as faults on rows that have none.
 	const row: IDataObject = {
 		checkOnly: true,
 		valid: false,
-		reason: null,
+		reason: '',
+		field: '',
 		row: itemIndex + 1,
 		key: null,
 		amount: given('amount'),
@@ -35,14 +38,15 @@ export async function checkPayoutRow(item: Item, payAgain = false): Promise<IDat
 		to: given('to'),
 	};
 	const refused = runCheckOf(context)?.refused.get(itemIndex);
-	if (refused) return { ...row, key: refused.key, reason: refused.reason, field: refused.field };
+	if (refused)
+		return { ...row, key: refused.key, reason: refused.reason, field: refused.field ?? '' };
 	let checked: CheckedPayout | undefined;
 	const refusal = await refusalOf(async () => {
 		checked = await checkedPayout(item, true);
 	}, ItemInputError);
 	// An AI tool's dry run is checked here, row by row: a bad value is what it reports.
 	if (refusal || !checked)
-		return { ...row, reason: refusal?.reason, field: refusal?.field ?? null };
+		return { ...row, reason: refusal?.reason ?? '', field: refusal?.field ?? '' };
 	const { request, fee, found } = checked;
 	let { key } = checked;
 	Object.assign(row, request, { fee, key: keyIsGenerated(item) ? null : key });
@@ -58,7 +62,7 @@ export async function checkPayoutRow(item: Item, payAgain = false): Promise<IDat
 			attempt = await currentAttempt(item, key, request);
 		}, ItemInputError);
 		if (failed || !attempt)
-			return { ...row, reason: failed?.reason, field: failed?.field ?? 'Key' };
+			return { ...row, reason: failed?.reason ?? '', field: failed?.field ?? 'Key' };
 		key = attempt.key;
 		row.key = key;
 		record = attempt.record;

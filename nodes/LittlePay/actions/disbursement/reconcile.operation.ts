@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
+import { outcomeOfRecord, PAY_AGAIN_STEP, payoutItem } from '../../helpers/payoutOutcome';
 import { getPayoutRecord } from '../../transport/gateway';
 import {
 	expectedFields,
@@ -9,8 +9,9 @@ import {
 	readExpected,
 	showFor,
 } from '../common';
-import type { OperationMeta, RowKey } from '../common';
-import { sweepConcurrency, sweepOptions, sweepRow } from '../sweep';
+import type { OperationMeta, RowKey, RunEnd } from '../common';
+import { sweepConcurrency, sweepEnd, sweepOptions, sweepRow } from '../sweep';
+import { latestAttempt } from './attempts';
 import { payoutIdField, readPayoutId } from './fields';
 import type { Item } from '../../item';
 import { differingFields } from '../../money/once';
@@ -134,18 +135,26 @@ function textOf(value: unknown): string {
 
 const NEXT_STEP = {
 	completed: 'Paid: record the payout COMPLETED with its fee and settledAt',
-	failed:
-		'Nobody was paid: record it FAILED; pay a corrected row with a new key if it still stands',
+	failed: `Nobody was paid: record it FAILED; if it still stands, ${PAY_AGAIN_STEP}`,
 	pending: 'Not settled yet: leave your record open; the next sweep will say',
 };
 
 /**
  * Looks one payout up by its key or id and says where it stands, for payout runs whose result came
- * after the run ended: a sweep reads, it never pays out. One row out per row in.
+ * after the run ended: a sweep reads, it never pays out. A failed payout is followed to its Pay Again
+ * attempts (`<key>r2` ...), as Pay Out pays them, so the row is reported by its latest attempt and the
+ * books keep the row's own key. One row out per row in.
  */
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
 	return await sweepRow(this, item.index, rowKey, async () => {
-		const record = await getPayoutRecord(this, item.index, readPayoutId(item));
+		const idOrKey = readPayoutId(item);
+		const first = await getPayoutRecord(this, item.index, idOrKey);
+		const expected = readExpected(item);
+		const ownKey = typeof first.key === 'string' && first.key !== '' ? first.key : idOrKey;
+		const { record, attempt, failedBefore } = await latestAttempt(item, ownKey, first, {
+			...(expected.amount !== undefined ? { amount: expected.amount } : {}),
+			...(expected.currency !== undefined ? { currency: expected.currency } : {}),
+		});
 		const outcome = outcomeOfRecord(record.status);
 		const { differences, unverified } = await checkAgainstRow(item, record);
 		return {
@@ -155,13 +164,23 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 			unverifiedStep:
 				"Not proven this row's payout: do not mark the row paid until you have checked the number it went to (Little Pay's dashboard)",
 			mismatchStep:
-				"Not this row's payout, whatever its status: do not mark the row paid; check its key (an ID copied from another row?) and pay it under its own key",
+				"Not this row's payout, whatever its status: do not mark the row paid, and pay nobody for it until you know whose payout this is; check its key (an ID copied from another row?)",
 			nextStep: NEXT_STEP[outcome],
 			fields: {
 				kind: 'payout',
 				...payoutItem(record, outcome),
+				...(attempt > 1 ? { attempt, failedBefore } : {}),
 				checkedAt: new Date().toISOString(),
 			},
 		};
 	});
+}
+
+/** Once every row is looked up: the counts first, above the output and on the optional Summary output. */
+export async function afterItems(
+	this: IExecuteFunctions,
+	results: Array<IDataObject | undefined>,
+	failures: Array<IDataObject | undefined>,
+): Promise<RunEnd> {
+	return await Promise.resolve(sweepEnd(this, rowKey, 'payouts', results, failures));
 }

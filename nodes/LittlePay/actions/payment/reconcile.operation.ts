@@ -12,9 +12,9 @@ import {
 	showFor,
 } from '../common';
 import { differingFields } from '../../money/once';
-import type { OperationMeta, RowKey } from '../common';
+import type { OperationMeta, RowKey, RunEnd } from '../common';
 import type { Item } from '../../item';
-import { sweepConcurrency, sweepOptions, sweepRow } from '../sweep';
+import { sweepConcurrency, sweepEnd, sweepOptions, sweepRow } from '../sweep';
 import type { SweepAnswer } from '../sweep';
 import { paymentIdField, readPaymentId } from './fields';
 
@@ -126,4 +126,13 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 		},
 		true,
 	);
+}
+
+/** Once every row is looked up: the counts first, above the output and on the optional Summary output. */
+export async function afterItems(
+	this: IExecuteFunctions,
+	results: Array<IDataObject | undefined>,
+	failures: Array<IDataObject | undefined>,
+): Promise<RunEnd> {
+	return await Promise.resolve(sweepEnd(this, rowKey, 'payments', results, failures));
 }

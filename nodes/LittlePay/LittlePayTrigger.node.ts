@@ -19,6 +19,7 @@ import { warnOnce } from './flows/output';
 import { recordAcceptedItems } from './callbacks/eventMemory';
 import { takeProductionUrlNotes } from './callbacks/productionUrl';
 import { answerTriggerCallback } from './callbacks/triggerWebhook';
+import { MIN_REFUND_TOKEN_LENGTH, refundTokenLongEnough } from './callbacks/authorize';
 import { optionsCollection } from './actions/common';
 import { nodeError } from './errors';
 import { gatewayOf } from './transport';
@@ -162,7 +163,7 @@ export class LittlePayTrigger implements INodeType {
 				type: 'string',
 				typeOptions: { password: true },
 				default: '',
-				hint: 'Refund callbacks are accepted signed, or with ?token= and this value in their URL',
+				hint: 'Refund callbacks are accepted signed, or with ?token= and this value (at least 16 characters) in their URL',
 				description:
 					'Secret that unsigned refund callbacks must carry as ?token= in their URL. Refund callbacks are not documented as signed; without a token or a valid signature they are refused.',
 			},
@@ -201,6 +202,16 @@ export class LittlePayTrigger implements INodeType {
 				return typeof memory.activatedAt === 'string';
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
+				const token = this.getNodeParameter('refundToken', '') as string;
+				if (token !== '' && !refundTokenLongEnough(token))
+					throw nodeError(
+						this.getNode(),
+						`Refund Callback Token has ${token.length} characters: use at least ${MIN_REFUND_TOKEN_LENGTH}`,
+						{
+							description:
+								'The token travels in the Callback URL (and so in logs and proxies) and is the only proof an unsigned refund callback carries: make it long and random, e.g. 24 letters and digits, or leave it empty to accept only signed refund callbacks.',
+						},
+					);
 				const memory = this.getWorkflowStaticData('node');
 				memory.activatedAt = new Date().toISOString();
 				// Version 0.1 kept a list here that it cleared on activation; its ids are not comparable.

@@ -46,9 +46,9 @@ describe('authorizeCallback', () => {
 	});
 
 	it('accepts an unsigned refund callback with the right token, refuses a wrong or missing one', async () => {
-		const unsigned = { signed: false, refundToken: 's3cret-token' };
+		const unsigned = { signed: false, refundToken: 's3cret-token-0123456' };
 		expect(
-			await authorizeCallback(refund, proof({ ...unsigned, givenToken: 's3cret-token' })),
+			await authorizeCallback(refund, proof({ ...unsigned, givenToken: 's3cret-token-0123456' })),
 		).toEqual({
 			ok: true,
 			verified: 'token',
@@ -60,6 +60,24 @@ describe('authorizeCallback', () => {
 				reason: 'missing-or-wrong-token',
 			});
 		}
+	});
+
+	it('never takes a Refund Callback Token shorter than 16 characters as proof, even when it matches', async () => {
+		for (const refundToken of ['s3cret-token', 'x', '123456789012345']) {
+			expect(
+				await authorizeCallback(
+					refund,
+					proof({ signed: false, refundToken, givenToken: refundToken }),
+				),
+			).toEqual({ ok: false, status: 401, reason: 'missing-or-wrong-token' });
+		}
+		const sixteen = '1234567890abcdef';
+		expect(
+			await authorizeCallback(
+				refund,
+				proof({ signed: false, refundToken: sixteen, givenToken: sixteen }),
+			),
+		).toEqual({ ok: true, verified: 'token' });
 	});
 
 	it('never calls the signature check when signatures are off, and then accepts unverified', async () => {

@@ -16,7 +16,7 @@ const SCHEMA_DIR = join(__dirname, '../../nodes/LittlePay/__schema__');
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicKey = gateway.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-const TOKEN = 'refund-token-1';
+const TOKEN = 'refund-token-0123456789';
 
 function signed(body: object): FakeRequest {
 	const raw = JSON.stringify(body);

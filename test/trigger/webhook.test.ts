@@ -292,6 +292,15 @@ describe('Little Pay Trigger webhook', () => {
 		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
 	});
 
+	it('refuses to activate with a Refund Callback Token under 16 characters, naming its length', async () => {
+		const state = newTriggerState();
+		await expect(callHookMethod(state, 'create', { refundToken: 'books0refund' })).rejects.toThrow(
+			'Refund Callback Token has 12 characters: use at least 16',
+		);
+		expect(await callHookMethod(state, 'checkExists')).toBe(false);
+		expect(await callHookMethod(state, 'create', { refundToken: 'books0refund0token' })).toBe(true);
+	});
+
 	it('keeps the memory across deactivation and activation, and drops the list version 0.1 kept', async () => {
 		const state = newTriggerState();
 		state.staticData.seenEventIds = ['old-id'];

@@ -227,9 +227,11 @@ async function runTriggerExecution(
 export async function callHookMethod(
 	state: TriggerState,
 	method: 'checkExists' | 'create' | 'delete',
+	parameters: Record<string, unknown> = {},
 ): Promise<boolean> {
 	const context = {
 		getWorkflowStaticData: () => state.staticData,
+		getNodeParameter: (name: string, fallback?: unknown) => parameters[name] ?? fallback,
 		getWorkflow: () => ({ id: state.workflowId, active: true }),
 		getNode: () => ({
 			id: 'trigger-node',

@@ -25,6 +25,14 @@ export interface CallbackProof {
 	givenToken: string;
 }
 
+/** The fewest characters a Refund Callback Token may have: it travels in URLs, so it must not be guessable. */
+export const MIN_REFUND_TOKEN_LENGTH = 16;
+
+/** Whether a Refund Callback Token is set and long enough to vouch for an unsigned refund callback. */
+export function refundTokenLongEnough(token: string): boolean {
+	return token.length >= MIN_REFUND_TOKEN_LENGTH;
+}
+
 /**
  * Decides whether a callback is Little Pay's. Payment callbacks must be signed (fail closed);
  * refund callbacks may be signed or carry the Refund Token. With Verify Signatures off and no token
@@ -46,7 +54,12 @@ export async function authorizeCallback(
 	}
 	if (kind === 'refund') {
 		const { refundToken, givenToken } = proof;
-		if (refundToken !== '' && givenToken !== '' && secretsEqual(givenToken, refundToken))
+		// A short token is guessable and travels in URLs (logs, proxies): it never vouches for a callback.
+		if (
+			refundTokenLongEnough(refundToken) &&
+			givenToken !== '' &&
+			secretsEqual(givenToken, refundToken)
+		)
 			return { ok: true, verified: 'token' };
 		if (proof.verifySignatures || refundToken !== '')
 			return { ok: false, status: 401, reason: 'missing-or-wrong-token' };

@@ -11,6 +11,7 @@ import { isPrivateUrl, unreachableCallbackWarning } from '../helpers/gateway';
 import { protectOutput } from '../helpers/payerData';
 import type { OutputContext } from '../helpers/payerData';
 import { gatewayOf, payerSettings } from '../transport';
+import { itemScope, runState } from '../item';
 
 /**
  * The action node's one exit: every output row, the error a run fails with, every execution hint,
@@ -28,15 +29,14 @@ export interface Exit {
 	error(error: unknown): unknown;
 }
 
-const exits = new WeakMap<IExecuteFunctions, Exit>();
-
 /** The card values a card operation's items carry, read only for the card resource. */
 function cardValuesOf(context: IExecuteFunctions, itemIndexes: number[]): CardValues[] {
 	if (context.getNode().parameters.resource !== 'card') return [];
 	return itemIndexes.map((itemIndex) => {
+		const item = itemScope(context, itemIndex);
 		const read = (name: string) => {
 			try {
-				return String(context.getNodeParameter(name, itemIndex, '') ?? '');
+				return String(item.param(name, '') ?? '');
 			} catch {
 				return '';
 			}
@@ -97,16 +97,14 @@ export async function openExit(context: IExecuteFunctions): Promise<Exit> {
 	const addHints = context.addExecutionHints.bind(context);
 	context.addExecutionHints = (...hints: NodeExecutionHint[]) =>
 		addHints(...hints.map((hint) => leave(hint, {})));
-	exits.set(context, exit);
+	runState(context).exit = exit;
 	return exit;
 }
 
 /** The exit the router opened for this node run (opened here for a caller outside the router). */
 export async function exitOf(context: IExecuteFunctions): Promise<Exit> {
-	return exits.get(context) ?? (await openExit(context));
+	return (runState(context).exit as Exit | undefined) ?? (await openExit(context));
 }
-
-const warned = new WeakMap<IExecuteFunctions, Set<string>>();
 
 /**
  * Shows a warning in the node's output panel (an n8n execution hint), once per node run however many
@@ -114,11 +112,8 @@ const warned = new WeakMap<IExecuteFunctions, Set<string>>();
  */
 export function warnOnce(context: IExecuteFunctions, message: string | undefined): void {
 	if (message === undefined) return;
-	let said = warned.get(context);
-	if (!said) {
-		said = new Set();
-		warned.set(context, said);
-	}
+	const run = runState(context);
+	const said = (run.warned ??= new Set<string>());
 	if (said.has(message)) return;
 	said.add(message);
 	context.addExecutionHints({ message, type: 'warning', location: 'outputPane' });

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { forEachAtMost } from '../helpers/pool';
+import { runState } from '../item';
 import { readLittlePay } from '../transport';
 import type { LittlePayRequest, LittlePayResponse } from '../transport';
 import { nextTick, releasedSince } from './claim';
@@ -16,7 +17,10 @@ interface LookAhead {
 	stopped: boolean;
 }
 
-const lookedUpAhead = new WeakMap<IExecuteFunctions, LookAhead>();
+/** This node run's look-ahead, kept in its run state (item.ts). */
+function lookAheadOf(context: IExecuteFunctions): LookAhead | undefined {
+	return runState(context).lookAhead as LookAhead | undefined;
+}
 
 /**
  * Starts looking a run's keys up ahead of its creates, `atOnce` at a time: reads, so wider than the
@@ -37,7 +41,7 @@ export function lookUpAhead(
 		if (!answers.has(key)) answers.set(key, new Promise((resolve) => settle.set(key, resolve)));
 	}
 	const ahead: LookAhead = { answers, issued: new Map(), stopped: false };
-	lookedUpAhead.set(context, ahead);
+	runState(context).lookAhead = ahead;
 	const stopped = () => ahead.stopped || context.getExecutionCancelSignal()?.aborted === true;
 	void forEachAtMost(
 		lookups,
@@ -62,7 +66,7 @@ export function lookUpAhead(
 
 /** No more reads ahead for this run: it failed, was cancelled, or ended. */
 export function stopLookingAhead(context: IExecuteFunctions): void {
-	const ahead = lookedUpAhead.get(context);
+	const ahead = lookAheadOf(context);
 	if (ahead) ahead.stopped = true;
 }
 
@@ -70,7 +74,7 @@ export function stopLookingAhead(context: IExecuteFunctions): void {
 export async function answersAhead(
 	context: IExecuteFunctions,
 ): Promise<Map<string, LittlePayResponse | undefined>> {
-	const ahead = lookedUpAhead.get(context);
+	const ahead = lookAheadOf(context);
 	const answers = new Map<string, LittlePayResponse | undefined>();
 	for (const [key, answer] of ahead?.answers ?? []) answers.set(key, await answer);
 	return answers;
@@ -81,7 +85,7 @@ export async function takeLookedUpAhead(
 	key: string,
 	what: string,
 ): Promise<LittlePayResponse | undefined> {
-	const ahead = lookedUpAhead.get(context);
+	const ahead = lookAheadOf(context);
 	const found = ahead?.answers.get(key);
 	if (!ahead || !found) return undefined;
 	ahead.answers.delete(key);

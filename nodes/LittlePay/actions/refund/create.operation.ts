@@ -77,8 +77,8 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
 	const itemIndex = item.index;
 	const paymentId = readPaymentId(item);
-	const refundType = this.getNodeParameter('refundType', itemIndex) as string;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const refundType = item.param<string>('refundType');
+	const options = item.param<IDataObject>('options', {});
 	const reason = String(options.reason ?? '');
 	const callbackUrl = String(options.callbackUrl ?? '');
 	// Inputs are checked before the status lookup, so a bad item sends nothing at all.

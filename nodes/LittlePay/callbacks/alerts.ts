@@ -36,6 +36,14 @@ interface AlertWindow {
 
 const windows = new Map<string, AlertWindow>();
 
+/** The trigger's settings an alert depends on, read by the trigger's webhook (triggerWebhook.ts). */
+export interface AlertChoices {
+	/** Output Refused Callbacks: alerts go to the Refused output. */
+	refusedOutput: boolean;
+	/** Confirm With Status API: a badly signed callback's payment may be looked up to judge the key. */
+	confirmWithStatusApi: boolean;
+}
+
 /** When a callback last verified with the current key, per trigger, in this n8n process. */
 const lastVerified = new Map<string, number>();
 
@@ -108,6 +116,7 @@ const NOT_REFUSALS = new Set(['in-flight']);
  */
 export async function refuseAndAlert(
 	context: IWebhookFunctions,
+	choices: AlertChoices,
 	status: number,
 	reason: string,
 	body: IDataObject | undefined,
@@ -117,7 +126,7 @@ export async function refuseAndAlert(
 	const answer = refuse(context, status, reason, retryAfterSeconds);
 	if (NOT_REFUSALS.has(reason)) return answer;
 	const testing = context.getMode() === 'manual';
-	const alerting = status === 401 && (context.getNodeParameter('refusedOutput', false) as boolean);
+	const alerting = status === 401 && choices.refusedOutput;
 	if (!testing && !alerting) return answer;
 	const now = Date.now();
 	const reference = safeReference(body?.reference);
@@ -131,8 +140,7 @@ export async function refuseAndAlert(
 		: alertDue(triggerIdOf(context), reason, now, body?.reference);
 	if (!due) return answer;
 	const keyVerdict =
-		reason === 'bad-signature' &&
-		(context.getNodeParameter('confirmWithStatusApi', false) as boolean)
+		reason === 'bad-signature' && choices.confirmWithStatusApi
 			? await judgeKey(context, body, triggerIdOf(context), due.since, now)
 			: undefined;
 	const item = refusedAlert(reason, due, now, body, keyVerdict, detail);

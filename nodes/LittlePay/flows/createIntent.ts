@@ -57,7 +57,7 @@ export async function createIntent(
 		);
 	const description = item.text('description', 'Description');
 	const callbackUrl = pause ? resumeUrlOf(item) : item.url('callbackUrl', 'Callback URL');
-	await warnIfUnreachable(context, itemIndex, callbackUrl);
+	await warnIfUnreachable(item, callbackUrl);
 	const { key } = keyForItem(item, item.param('key', ''), operation);
 	const extra = item.param<IDataObject>('options', {});
 

@@ -12,6 +12,7 @@ import { protectOutput } from '../helpers/payerData';
 import type { OutputContext } from '../helpers/payerData';
 import { gatewayOf, payerSettings } from '../transport';
 import { itemScope, runState } from '../item';
+import type { Item } from '../item';
 
 /**
  * The action node's one exit: every output row, the error a run fails with, every execution hint,
@@ -124,11 +125,8 @@ export function warnOnce(context: IExecuteFunctions, message: string | undefined
  * network) while the API key credential points at Little Pay. Nothing is refused: the sandbox runs
  * beside n8n, and a long poll still learns the result; only the callback will never arrive.
  */
-export async function warnIfUnreachable(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	callbackUrl: string,
-): Promise<void> {
+export async function warnIfUnreachable(item: Item, callbackUrl: string): Promise<void> {
 	if (!isPrivateUrl(callbackUrl)) return;
-	warnOnce(context, unreachableCallbackWarning(callbackUrl, await gatewayOf(context, itemIndex)));
+	const gateway = await gatewayOf(item.context, item.index);
+	warnOnce(item.context, unreachableCallbackWarning(callbackUrl, gateway));
 }

@@ -165,7 +165,7 @@ export async function pauseForCallback(
 ): Promise<IDataObject> {
 	const { context, index: itemIndex } = item;
 	// What the panel could not know: whether Little Pay can reach the resume URL and verify with the key.
-	await warnIfUnreachable(context, itemIndex, resumeUrlOf(item));
+	await warnIfUnreachable(item, resumeUrlOf(item));
 	const options = item.param<IDataObject>('options', {});
 	warnOnce(context, pastedKeyWarning(options.publicKey, await gatewayOf(context, itemIndex)));
 	const pausedAt = new Date();

@@ -124,7 +124,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	// The long poll reports the prompt's answer, a failure too, at once (with payable: true): the
 	// payer cannot pay again without a new prompt or the link, and a later payment calls back the
 	// Callback URL, so nothing is lost by returning.
-	const final = await waitForFinalStatus(this, itemIndex, reference, longPollTimeoutSeconds(item), {
+	const final = await waitForFinalStatus(item, reference, longPollTimeoutSeconds(item), {
 		failedAttemptEnds: true,
 		expiresAt,
 	});

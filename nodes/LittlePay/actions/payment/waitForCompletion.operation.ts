@@ -70,7 +70,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 		);
 	}
 	const timeout = longPollTimeoutSeconds(item);
-	const result = await waitForFinalStatus(this, itemIndex, paymentId, timeout);
+	const result = await waitForFinalStatus(item, paymentId, timeout);
 	return simplify
 		? {
 				...simplifyPayment(result),

@@ -48,7 +48,7 @@ export interface OperationMeta {
 export interface Operation {
 	meta: OperationMeta;
 	description: INodeProperties[];
-	/** Runs one item, given as the scope the router builds for it (actions/item.ts). */
+	/** Runs one item, given as the scope the router builds for it (item.ts). */
 	execute(this: IExecuteFunctions, item: Item): Promise<IDataObject>;
 	/** Runs once before the items, for work the whole run shares (a payout run's key lookups). */
 	beforeItems?(this: IExecuteFunctions): Promise<void>;

@@ -38,7 +38,7 @@ export function sentRecordFor(
 	const known = runToken(context) !== undefined;
 	const id = isToolCall(context)
 		? `tool|${toolCallRecordId(context, itemIndex)}`
-		: `${context.getNode().id}|${runIndexOf(context, itemIndex)}|${itemIndex}|${operation}`;
+		: `${context.getNode().id}|${runIndexOf(item)}|${itemIndex}|${operation}`;
 	const records = (flow[SENT] ??= {}) as Record<string, SentRecord>;
 	return {
 		known,

@@ -19,8 +19,7 @@ export class LittlePay implements INodeType {
 		icon: { light: 'file:littlepay.svg', dark: 'file:littlepay.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		// What the canvas shows under each node: words ("Collect · Mobile Money"), short enough not to be cut off.
-		// What the canvas shows under each node, from each operation's own subtitle.
+		// What the canvas shows under each node, in words ("Collect · Mobile Money"): each operation's own subtitle.
 		subtitle,
 		description:
 			'Collect M-Pesa, Airtel, MTN, Tigo Pesa and card payments, refund them and pay out with Little Pay',

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { atItem, invalidInput } from './errors';
 import type { InvalidValue } from './errors';
@@ -84,4 +84,59 @@ export function itemScope(context: IExecuteFunctions, index: number): Item {
 		url: (name, field) => check(() => validateUrl(param(name), field)),
 		fail: (field, problem, fix) => invalidInput(node, index, field, problem, fix),
 	};
+}
+
+/**
+ * The value that names an item's row (`{ reference: ... }`), null when it is empty or cannot be read:
+ * Continue On Fail and a sweep's problem rows copy it, so a failed row can be matched to its order or payout.
+ */
+export function rowKeyOf(
+	context: IExecuteFunctions,
+	row: { parameter: string; field: string } | undefined,
+	itemIndex: number,
+): IDataObject | undefined {
+	if (!row) return undefined;
+	let value: unknown;
+	try {
+		value = context.getNodeParameter(row.parameter, itemIndex, '');
+	} catch {
+		// A broken expression is what failed the item; the error says so.
+		value = '';
+	}
+	const text = value === undefined || value === null ? '' : String(value).trim();
+	return { [row.field]: text === '' ? null : text };
+}
+
+/** How many items a run handles at once: its Options > Concurrency (1-10), else the option's default. */
+export function concurrencyOf(
+	context: IExecuteFunctions,
+	meta: { concurrency?: { default: unknown } },
+): number {
+	if (!meta.concurrency) return 1;
+	const given = Number(
+		context.getNodeParameter('options.concurrency', 0, meta.concurrency.default),
+	);
+	return Math.min(10, Math.max(1, Math.floor(given) || 1));
+}
+
+/**
+ * What one node run keeps while it runs (the exit, the warnings said, the keys looked up ahead): one
+ * store per run of n8n's call context, so no room keeps its own. Its slots are typed by their owners.
+ */
+export interface RunState {
+	exit?: unknown;
+	warned?: Set<string>;
+	lookAhead?: unknown;
+}
+
+const runs = new WeakMap<IExecuteFunctions, RunState>();
+
+/** This node run's state (n8n gives each run of the node its own context object). */
+export function runState(context: IExecuteFunctions): RunState {
+	let state = runs.get(context);
+	if (!state) {
+		state = {};
+		runs.set(context, state);
+	}
+	return state;
 }

@@ -6,11 +6,10 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import {
 	ALERT_REFERENCES_LIMIT,
-	ALERT_WINDOW_MS,
 	alertDue,
 	heldAlerts,
-	refusedAlert,
 } from '../../nodes/LittlePay/callbacks/alerts';
+import { ALERT_WINDOW_MS, refusedAlert } from '../../nodes/LittlePay/callbacks/alertWords';
 import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
 
 import { callWebhook, newTriggerState } from '../trigger/webhookContext';

@@ -19,7 +19,8 @@ function sourceFiles(dir: string): string[] {
 function callsOf(name: string, files: Map<string, string>): string[] {
 	const found: string[] = [];
 	for (const [file, text] of files) {
-		if (file === 'helpers/payerData.ts') continue;
+		// The exit's own room: the setting per field (payerData.ts) and the masks in text (payerText.ts).
+		if (file === 'helpers/payerData.ts' || file === 'helpers/payerText.ts') continue;
 		text.split('\n').forEach((line, index) => {
 			if (new RegExp(`\\b${name}\\(`).test(line)) found.push(`${file}:${index + 1}`);
 		});
@@ -46,7 +47,7 @@ describe('one exit for everything the node emits', () => {
 		).toEqual(['callbacks/resume.ts', 'callbacks/triggerWebhook.ts']);
 	});
 
-	it('has no other masking function in use outside helpers/payerData.ts and helpers/card.ts', () => {
+	it('has no other masking function in use outside helpers/payerData.ts, payerText.ts and card.ts', () => {
 		const others = [
 			'maskNumber',
 			'maskEmail',

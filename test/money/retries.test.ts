@@ -7,7 +7,7 @@ import { loadFixture, runWorkflow } from '../../testkit/engine';
 import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
 import { newKey } from '../../testkit/sandbox';
-import { COMMIT_WINDOW_MINUTES } from '../../nodes/LittlePay/money/once';
+import { COMMIT_WINDOW_MINUTES } from '../../nodes/LittlePay/money/claim';
 
 // The third create and its recovery lookups (five tries, about 4 s) fail with 503.
 jest.setTimeout(60000);

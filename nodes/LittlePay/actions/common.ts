@@ -16,26 +16,8 @@ export interface RowKey {
 	field: 'key' | 'reference' | 'id';
 }
 
-/**
- * The value that names an item's row (`{ reference: ... }`), null when it is empty or cannot be read:
- * Continue On Fail and a sweep's problem rows copy it, so a failed row can be matched to its order or payout.
- */
-export function rowKeyOf(
-	context: IExecuteFunctions,
-	row: RowKey | undefined,
-	itemIndex: number,
-): IDataObject | undefined {
-	if (!row) return undefined;
-	let value: unknown;
-	try {
-		value = context.getNodeParameter(row.parameter, itemIndex, '');
-	} catch {
-		// A broken expression is what failed the item; the error says so.
-		value = '';
-	}
-	const text = value === undefined || value === null ? '' : String(value).trim();
-	return { [row.field]: text === '' ? null : text };
-}
+// Read in the item scope (item.ts), where every parameter is read; sweep.ts and the operations import them here.
+export { concurrencyOf, rowKeyOf } from '../item';
 
 /** What the node's tables need to know of an operation, beside its parameters. */
 export interface OperationMeta {
@@ -66,7 +48,7 @@ export interface OperationMeta {
 export interface Operation {
 	meta: OperationMeta;
 	description: INodeProperties[];
-	/** Runs one item, given as the scope the router builds for it (actions/item.ts). */
+	/** Runs one item, given as the scope the router builds for it (item.ts). */
 	execute(this: IExecuteFunctions, item: Item): Promise<IDataObject>;
 	/** Runs once before the items, for work the whole run shares (a payout run's key lookups). */
 	beforeItems?(this: IExecuteFunctions): Promise<void>;
@@ -137,15 +119,6 @@ export function concurrencyOption(defaultValue: number, description: string): IN
 		default: defaultValue,
 		description,
 	};
-}
-
-/** How many items a run handles at once: its Options > Concurrency (1-10), else the option's default. */
-export function concurrencyOf(context: IExecuteFunctions, meta: OperationMeta): number {
-	if (!meta.concurrency) return 1;
-	const given = Number(
-		context.getNodeParameter('options.concurrency', 0, meta.concurrency.default),
-	);
-	return Math.min(10, Math.max(1, Math.floor(given) || 1));
 }
 
 export const AMOUNT_HINT = "In the currency's main unit, not cents: 1500 = KES 1,500";

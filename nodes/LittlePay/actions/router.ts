@@ -2,8 +2,7 @@ import { nodeError } from '../errors';
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { runGuarded } from '../money/guard';
-import { concurrencyOf, rowKeyOf } from './common';
-import { itemScope } from '../item';
+import { concurrencyOf, itemScope, rowKeyOf } from '../item';
 import { findOperation } from './registry';
 import { failureFields, failureOfError } from '../helpers/failures';
 import { forEachAtMost } from '../helpers/pool';

@@ -165,9 +165,9 @@ export function previousKeyOf(
 export async function checkCallbackSignature(
 	context: IWebhookFunctions,
 	rawBody: Buffer,
+	options: IDataObject,
 ): Promise<CallbackSignatureCheck> {
 	const headers = context.getRequestObject().headers;
-	const options = (context.getNodeParameter('options', {}) ?? {}) as IDataObject;
 	const input = (publicKeyPem: string): SignatureInput => ({
 		rawBody,
 		timestampHeader: headers['x-littlepay-timestamp'],
@@ -187,11 +187,11 @@ export async function checkCallbackSignature(
 	// A request without a usable signature is refused before any key is looked up.
 	const shape = verifyCallbackSignature(input(LITTLE_PAY_PUBLIC_KEY_PEM));
 	if (!shape.ok && shape.reason !== 'bad-signature') return shape;
-	const key = await callbackPublicKey(context);
+	const key = await callbackPublicKey(context, options);
 	if (!key?.ok) return { ok: false, reason: 'public-key-unavailable' };
 	const check = verifyWithRotation(input(key.pem), previous);
 	if (check.ok || check.reason !== 'bad-signature' || key.source !== 'gateway')
 		return named(check, key.source);
-	const newer = await callbackPublicKey(context, true);
+	const newer = await callbackPublicKey(context, options, true);
 	return newer?.ok ? named(verifyWithRotation(input(newer.pem), previous), newer.source) : check;
 }

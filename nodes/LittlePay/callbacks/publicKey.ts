@@ -77,9 +77,9 @@ async function fetchGatewayKeyOnce(
  */
 export async function callbackPublicKey(
 	context: IWebhookFunctions,
+	options: IDataObject,
 	refresh = false,
 ): Promise<CallbackKey | undefined> {
-	const options = (context.getNodeParameter('options', {}) ?? {}) as IDataObject;
 	const option = typeof options.publicKey === 'string' ? options.publicKey.trim() : '';
 	if (option !== '') return refresh ? undefined : { ok: true, pem: option, source: 'option' };
 	if (!context.getNode().credentials?.littlePayApiKeyApi) {

@@ -78,7 +78,12 @@ export async function resumeOnCallback(this: IWebhookFunctions): Promise<IWebhoo
 	const authorization = await authorizeCallback(parsed, {
 		verifySignatures: true,
 		signed: true,
-		checkSignature: async () => await checkCallbackSignature(context, rawBody),
+		checkSignature: async () =>
+			await checkCallbackSignature(
+				context,
+				rawBody,
+				(context.getNodeParameter('options', {}) ?? {}) as IDataObject,
+			),
 		refundToken: '',
 		givenToken: '',
 	});

@@ -1,6 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { heldAlerts, noteVerified, refuseAndAlert } from './alerts';
+import type { AlertChoices } from './alerts';
 import { authorizeCallback, confirmWithStatus } from './authorize';
 import { callbackEventId, callbackToItem, parseCallback } from './callbackEvent';
 import { checkCallbackSignature, rawCallbackBody } from './callbackRequest';
@@ -22,24 +23,36 @@ export async function answerTriggerCallback(
 	context: IWebhookFunctions,
 ): Promise<IWebhookResponseData> {
 	const req = context.getRequestObject();
+	// The settings a refusal's alert needs, read here with the trigger's other parameters.
+	const choices: AlertChoices = {
+		refusedOutput: context.getNodeParameter('refusedOutput', false) as boolean,
+		confirmWithStatusApi: context.getNodeParameter('confirmWithStatusApi', false) as boolean,
+	};
 	const rawBody = await rawCallbackBody(context);
 	if (!rawBody || rawBody.length === 0)
-		return await refuseAndAlert(context, 400, 'empty-body', undefined);
+		return await refuseAndAlert(context, choices, 400, 'empty-body', undefined);
 
 	const callback = parseCallback(rawBody);
-	if ('error' in callback) return await refuseAndAlert(context, 400, callback.error, undefined);
+	if ('error' in callback)
+		return await refuseAndAlert(context, choices, 400, callback.error, undefined);
 
 	const triggerId = triggerIdOf(context);
 	const authorization = await authorizeCallback(callback, {
 		verifySignatures: context.getNodeParameter('verifySignatures', true) as boolean,
 		signed: req.headers['x-littlepay-signature'] !== undefined,
-		checkSignature: async () => await checkCallbackSignature(context, rawBody),
+		checkSignature: async () =>
+			await checkCallbackSignature(
+				context,
+				rawBody,
+				(context.getNodeParameter('options', {}) ?? {}) as IDataObject,
+			),
 		refundToken: context.getNodeParameter('refundToken', '') as string,
 		givenToken: typeof req.query?.token === 'string' ? req.query.token : '',
 	});
 	if (!authorization.ok)
 		return await refuseAndAlert(
 			context,
+			choices,
 			authorization.status,
 			authorization.reason,
 			callback.body,
@@ -59,11 +72,12 @@ export async function answerTriggerCallback(
 	let confirmation:
 		| Extract<Awaited<ReturnType<typeof confirmWithStatus>>, { ok: true }>
 		| undefined;
-	if (context.getNodeParameter('confirmWithStatusApi', false) as boolean) {
+	if (choices.confirmWithStatusApi) {
 		const confirmed = await confirmWithStatus(context, callback, verified);
 		if (!confirmed.ok)
 			return await refuseAndAlert(
 				context,
+				choices,
 				confirmed.status,
 				confirmed.reason,
 				callback.body,
@@ -98,9 +112,7 @@ export async function answerTriggerCallback(
 	) as IDataObject;
 	if (confirmation) item.statusConfirmed = confirmation.statusConfirmed;
 	// Refusals held since an alert whose window has passed go out with this callback (Refused output).
-	const held = (context.getNodeParameter('refusedOutput', false) as boolean)
-		? heldAlerts(triggerId, Date.now())
-		: [];
+	const held = choices.refusedOutput ? heldAlerts(triggerId, Date.now()) : [];
 	const note = productionUrlNote(context);
 	return {
 		webhookResponse: { received: true, event: callback.event, eventId },

@@ -56,10 +56,8 @@ export async function createIntent(
 			validateCurrencyFor(currency, payerPhone, network, 'Currency', 'Mobile Number'),
 		);
 	const description = item.text('description', 'Description');
-	const callbackUrl = pause
-		? resumeUrlOf(context, itemIndex)
-		: item.url('callbackUrl', 'Callback URL');
-	await warnIfUnreachable(context, itemIndex, callbackUrl);
+	const callbackUrl = pause ? resumeUrlOf(item) : item.url('callbackUrl', 'Callback URL');
+	await warnIfUnreachable(item, callbackUrl);
 	const { key } = keyForItem(item, item.param('key', ''), operation);
 	const extra = item.param<IDataObject>('options', {});
 

@@ -11,6 +11,8 @@ import { isPrivateUrl, unreachableCallbackWarning } from '../helpers/gateway';
 import { protectOutput } from '../helpers/payerData';
 import type { OutputContext } from '../helpers/payerData';
 import { gatewayOf, gatewaySentTo, payerSettings } from '../transport';
+import { itemScope, runState } from '../item';
+import type { Item } from '../item';
 
 /**
  * The action node's one exit: every output row, the error a run fails with, every execution hint,
@@ -29,15 +31,14 @@ export interface Exit {
 	error(error: unknown): unknown;
 }
 
-const exits = new WeakMap<IExecuteFunctions, Exit>();
-
 /** The card values a card operation's items carry, read only for the card resource. */
 function cardValuesOf(context: IExecuteFunctions, itemIndexes: number[]): CardValues[] {
 	if (context.getNode().parameters.resource !== 'card') return [];
 	return itemIndexes.map((itemIndex) => {
+		const item = itemScope(context, itemIndex);
 		const read = (name: string) => {
 			try {
-				return String(context.getNodeParameter(name, itemIndex, '') ?? '');
+				return String(item.param(name, '') ?? '');
 			} catch {
 				return '';
 			}
@@ -100,16 +101,14 @@ export async function openExit(context: IExecuteFunctions): Promise<Exit> {
 	const addHints = context.addExecutionHints.bind(context);
 	context.addExecutionHints = (...hints: NodeExecutionHint[]) =>
 		addHints(...hints.map((hint) => leave(hint, {})));
-	exits.set(context, exit);
+	runState(context).exit = exit;
 	return exit;
 }
 
 /** The exit the router opened for this node run (opened here for a caller outside the router). */
 export async function exitOf(context: IExecuteFunctions): Promise<Exit> {
-	return exits.get(context) ?? (await openExit(context));
+	return (runState(context).exit as Exit | undefined) ?? (await openExit(context));
 }
-
-const warned = new WeakMap<IExecuteFunctions, Set<string>>();
 
 /**
  * Shows a warning in the node's output panel (an n8n execution hint), once per node run however many
@@ -117,11 +116,8 @@ const warned = new WeakMap<IExecuteFunctions, Set<string>>();
  */
 export function warnOnce(context: IExecuteFunctions, message: string | undefined): void {
 	if (message === undefined) return;
-	let said = warned.get(context);
-	if (!said) {
-		said = new Set();
-		warned.set(context, said);
-	}
+	const run = runState(context);
+	const said = (run.warned ??= new Set<string>());
 	if (said.has(message)) return;
 	said.add(message);
 	context.addExecutionHints({ message, type: 'warning', location: 'outputPane' });
@@ -132,11 +128,8 @@ export function warnOnce(context: IExecuteFunctions, message: string | undefined
  * network) while the API key credential points at Little Pay. Nothing is refused: the sandbox runs
  * beside n8n, and a long poll still learns the result; only the callback will never arrive.
  */
-export async function warnIfUnreachable(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	callbackUrl: string,
-): Promise<void> {
+export async function warnIfUnreachable(item: Item, callbackUrl: string): Promise<void> {
 	if (!isPrivateUrl(callbackUrl)) return;
-	warnOnce(context, unreachableCallbackWarning(callbackUrl, await gatewayOf(context, itemIndex)));
+	const gateway = await gatewayOf(item.context, item.index);
+	warnOnce(item.context, unreachableCallbackWarning(callbackUrl, gateway));
 }

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import {
 	pastedKeyNotice,
@@ -9,7 +9,8 @@ import { exitOf, warnIfUnreachable, warnOnce } from './output';
 import { gatewayOf } from '../transport';
 import { paymentState } from '../helpers/paymentState';
 import { getPaymentRecord } from '../transport/gateway';
-import { invalidInput, nodeError } from '../errors';
+import { nodeError } from '../errors';
+import type { Item } from '../item';
 
 /** How the node waits for the payer: not at all, holding a long poll, or paused in n8n's database. */
 export function waitForPaymentField(
@@ -111,8 +112,8 @@ export const waitOptions: INodeProperties[] = [
 ];
 
 /** The long poll's timeout from an operation's Options collection. */
-export function longPollTimeoutSeconds(context: IExecuteFunctions, itemIndex: number): number {
-	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+export function longPollTimeoutSeconds(item: Item): number {
+	const options = item.param<IDataObject>('options', {});
 	return (options.waitTimeoutSeconds as number | undefined) ?? 300;
 }
 
@@ -121,33 +122,24 @@ const MINUTES: Record<string, number> = { minutes: 1, hours: 60, days: 1440 };
 export const MAX_PAUSE_MINUTES = 30 * 1440;
 
 /** Reads and checks the pause settings of one item before anything is sent. */
-export function readPause(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	field = 'Wait for Payment',
-): { timeoutMinutes: number } {
-	const node = context.getNode();
-	const count = context.getInputData().length;
+export function readPause(item: Item, field = 'Wait for Payment'): { timeoutMinutes: number } {
+	const count = item.context.getInputData().length;
 	if (count > 1) {
-		invalidInput(
-			node,
-			itemIndex,
+		item.fail(
 			field,
 			`"Pause Until Little Pay Calls Back" takes one payment per execution, and this run has ${count} items`,
 			'An execution resumes once, so pause one payment per execution: start one execution per payment (e.g. a Webhook per order), or choose the long poll.',
 		);
 	}
-	const amount = Number(context.getNodeParameter('pauseTimeout', itemIndex, 24));
-	const unit = String(context.getNodeParameter('pauseTimeoutUnit', itemIndex, 'hours'));
+	const amount = Number(item.param('pauseTimeout', 24));
+	const unit = String(item.param('pauseTimeoutUnit', 'hours'));
 	const timeoutMinutes = amount * (MINUTES[unit] ?? NaN);
 	if (
 		!Number.isFinite(timeoutMinutes) ||
 		timeoutMinutes < 1 ||
 		timeoutMinutes > MAX_PAUSE_MINUTES
 	) {
-		invalidInput(
-			node,
-			itemIndex,
+		item.fail(
 			'Pause Timeout',
 			`must be from 1 minute to 30 days (got ${amount} ${unit})`,
 			'Set a timeout between 1 minute and 30 days',
@@ -157,8 +149,8 @@ export function readPause(
 }
 
 /** The execution's own resume URL (with n8n's resume token where n8n issues one). */
-export function resumeUrlOf(context: IExecuteFunctions, itemIndex: number): string {
-	return String(context.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex));
+export function resumeUrlOf(item: Item): string {
+	return String(item.context.evaluateExpression('{{ $execution.resumeUrl }}', item.index));
 }
 
 /**
@@ -167,14 +159,14 @@ export function resumeUrlOf(context: IExecuteFunctions, itemIndex: number): stri
  * as for its Wait node), and is the state the resume webhook checks the callback against.
  */
 export async function pauseForCallback(
-	context: IExecuteFunctions,
-	itemIndex: number,
+	item: Item,
 	payment: IDataObject,
 	timeoutMinutes: number,
 ): Promise<IDataObject> {
+	const { context, index: itemIndex } = item;
 	// What the panel could not know: whether Little Pay can reach the resume URL and verify with the key.
-	await warnIfUnreachable(context, itemIndex, resumeUrlOf(context, itemIndex));
-	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	await warnIfUnreachable(item, resumeUrlOf(item));
+	const options = item.param<IDataObject>('options', {});
 	warnOnce(context, pastedKeyWarning(options.publicKey, await gatewayOf(context, itemIndex)));
 	const pausedAt = new Date();
 	const waitTill = new Date(pausedAt.getTime() + timeoutMinutes * 60_000);
@@ -210,23 +202,25 @@ export async function pauseForCallback(
  * URL, so it is looked up instead: settled is the answer, still open is an item error.
  */
 export async function pauseForIntent(
-	context: IExecuteFunctions,
-	itemIndex: number,
+	item: Item,
 	intent: IDataObject,
 	timeoutMinutes: number,
 ): Promise<IDataObject> {
 	if (intent.alreadyExisted) {
-		const record = await getPaymentRecord(context, itemIndex, String(intent.reference), false);
+		const record = await getPaymentRecord(
+			item.context,
+			item.index,
+			String(intent.reference),
+			false,
+		);
 		if (paymentState(record) !== 'payable') {
 			return { ...intent, status: record.status, amount: record.amount, timedOut: false };
 		}
-		invalidInput(
-			context.getNode(),
-			itemIndex,
+		item.fail(
 			'Key',
 			`"${String(intent.key)}" belongs to an open payment intent created by an earlier execution, whose resume URL Little Pay will call instead of this one's`,
 			'Use a new key to pause for a new payment, or wait for this one with Wait for Payment: Hold the Connection, Payment: Wait for Completion, or a Little Pay Trigger workflow',
 		);
 	}
-	return await pauseForCallback(context, itemIndex, intent, timeoutMinutes);
+	return await pauseForCallback(item, intent, timeoutMinutes);
 }

@@ -1,4 +1,5 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+import type { Item } from '../item';
 
 import { failureFields, failureOfText } from '../helpers/failures';
 import { paymentState } from '../helpers/paymentState';
@@ -41,12 +42,12 @@ export function payableField(record: IDataObject, expiresAt?: string): IDataObje
  * failed attempt on an intent that can still be paid is not the end (see helpers/paymentState).
  */
 export async function waitForFinalStatus(
-	context: IExecuteFunctions,
-	itemIndex: number,
+	item: Item,
 	paymentId: string,
 	timeoutSeconds: number,
 	until: WaitUntil = {},
 ): Promise<IDataObject> {
+	const { context, index: itemIndex } = item;
 	const deadline = Date.now() + timeoutSeconds * 1000;
 	let requests = 0;
 	let record: IDataObject = {};

@@ -1,5 +1,6 @@
 // The closed lists the panels share, each written once: the networks Little Pay serves, the card network
-// beside them, the currencies and the countries national numbers belong to.
+// beside them, and the countries national numbers belong to with the currency each one's wallets hold.
+// The Currency field's own options are actions/common.ts's CURRENCY_OPTIONS.
 
 /** The mobile money networks, as option lists show them (Little Pay's names as values). */
 export const NETWORK_OPTIONS = [

@@ -82,20 +82,14 @@ export function keyForItem(
 	// A tool's runs are its calls, not the node's runs: Retry On Fail of a tool call is a new run.
 	if (isToolCall(context)) return { key: toolCallKey(context, itemIndex, token), generated: true };
 	return {
-		key: deterministicKey(
-			token,
-			context.getNode().id,
-			runIndexOf(context, itemIndex),
-			itemIndex,
-			operation,
-		),
+		key: deterministicKey(token, context.getNode().id, runIndexOf(item), itemIndex, operation),
 		generated: true,
 	};
 }
 
 /** Which run of this node in the execution this is (nodes in a loop run several times). */
-export function runIndexOf(context: IExecuteFunctions, itemIndex: number): number {
-	return context.getWorkflowDataProxy(itemIndex).$runIndex as number;
+export function runIndexOf(item: Item): number {
+	return item.context.getWorkflowDataProxy(item.index).$runIndex as number;
 }
 
 /**

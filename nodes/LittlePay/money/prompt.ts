@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { expectSuccess, paymentStatusPath } from '../transport';
 import type { LittlePayRequest } from '../transport';
-import { COMMIT_WINDOW_MINUTES, sendClaimed, withKeyClaim } from './once';
+import { COMMIT_WINDOW_MINUTES, sendClaimed, withKeyClaim } from './claim';
 import { describeAnswer, knownAnswer, recoveryRead } from './send';
 import { processPaymentPath } from '../transport/gateway';
 

@@ -1,4 +1,5 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+import type { Item } from '../item';
 
 import { invalidInput, throwUnknownOutcome } from '../errors';
 import { expectSuccess } from '../transport';
@@ -25,19 +26,19 @@ export interface SentRecord {
  * first attempt left no context, where nothing can be told about what it sent.
  */
 export function sentRecordFor(
-	context: IExecuteFunctions,
-	itemIndex: number,
+	item: Item,
 	operation: string,
 ): {
 	known: boolean;
 	get(): SentRecord | undefined;
 	set(record: SentRecord | undefined): void;
 } {
+	const { context, index: itemIndex } = item;
 	const flow = context.getContext('flow');
 	const known = runToken(context) !== undefined;
 	const id = isToolCall(context)
 		? `tool|${toolCallRecordId(context, itemIndex)}`
-		: `${context.getNode().id}|${runIndexOf(context, itemIndex)}|${itemIndex}|${operation}`;
+		: `${context.getNode().id}|${runIndexOf(item)}|${itemIndex}|${operation}`;
 	const records = (flow[SENT] ??= {}) as Record<string, SentRecord>;
 	return {
 		known,
@@ -54,11 +55,9 @@ export function sentRecordFor(
  * `alreadyRefunded: true`) to return instead of refunding again, or an error when it got no answer.
  * A retried execution whose first attempt left no record refuses the item before anything is sent.
  */
-export function earlierRefund(
-	context: IExecuteFunctions,
-	itemIndex: number,
-): IDataObject | undefined {
-	const sent = sentRecordFor(context, itemIndex, 'refund');
+export function earlierRefund(item: Item): IDataObject | undefined {
+	const { context, index: itemIndex } = item;
+	const sent = sentRecordFor(item, 'refund');
 	if (!sent.known) {
 		invalidInput(
 			context.getNode(),
@@ -88,13 +87,13 @@ export function earlierRefund(
  * so every way n8n re-runs the item finds it (earlierRefund); a refused refund clears it.
  */
 export async function sendRefundOnce(
-	context: IExecuteFunctions,
-	itemIndex: number,
+	item: Item,
 	paymentId: string,
 	body: IDataObject,
 	toAnswer: (data: IDataObject) => IDataObject,
 ): Promise<IDataObject> {
-	const sent = sentRecordFor(context, itemIndex, 'refund');
+	const { context, index: itemIndex } = item;
+	const sent = sentRecordFor(item, 'refund');
 	sent.set({});
 	const { response } = await createOnce(
 		context,

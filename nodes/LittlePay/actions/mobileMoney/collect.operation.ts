@@ -62,16 +62,16 @@ export const description: INodeProperties[] = showFor('mobileMoney', 'collect', 
 /** Creates an intent, sends the PIN prompt and waits for the final status as the user chose. */
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
 	const itemIndex = item.index;
-	const mode = this.getNodeParameter('waitForPayment', itemIndex, 'longPoll') as string;
+	const mode = item.param<string>('waitForPayment', 'longPoll');
 	// The payer and the pause settings are validated first, so a bad item creates no intent.
 	const { network, mobile } = readPayer(item);
-	const pause = mode === 'pause' ? readPause(this, itemIndex) : undefined;
+	const pause = mode === 'pause' ? readPause(item) : undefined;
 	const intent = await createIntent(item, 'collect', mobile, pause, network);
-	const expiresAt = intentExpiresAt(this, itemIndex, pause);
+	const expiresAt = intentExpiresAt(item, pause);
 	// An open intent of an earlier execution calls back elsewhere: settled is the answer, else an error.
 	if (pause && intent.alreadyExisted) {
 		return {
-			...(await pauseForIntent(this, itemIndex, intent, pause.timeoutMinutes)),
+			...(await pauseForIntent(item, intent, pause.timeoutMinutes)),
 			mobile,
 			network,
 		};
@@ -115,8 +115,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	// still be paid (its checkout page), since a later payment calls back this execution only.
 	if (pause) {
 		return await pauseForCallback(
-			this,
-			itemIndex,
+			item,
 			{ ...result, ...(expiresAt ? { expiresAt } : {}) },
 			pause.timeoutMinutes,
 		);
@@ -125,13 +124,10 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	// The long poll reports the prompt's answer, a failure too, at once (with payable: true): the
 	// payer cannot pay again without a new prompt or the link, and a later payment calls back the
 	// Callback URL, so nothing is lost by returning.
-	const final = await waitForFinalStatus(
-		this,
-		itemIndex,
-		reference,
-		longPollTimeoutSeconds(this, itemIndex),
-		{ failedAttemptEnds: true, expiresAt },
-	);
+	const final = await waitForFinalStatus(item, reference, longPollTimeoutSeconds(item), {
+		failedAttemptEnds: true,
+		expiresAt,
+	});
 	// The final record's message says why a payment failed; the prompt's notice is stale by then.
 	const settled = reconciliationFields(final);
 	return {
@@ -154,11 +150,10 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
  * create answered, so the node never thinks an intent expired before the gateway does.
  */
 function intentExpiresAt(
-	context: IExecuteFunctions,
-	itemIndex: number,
+	item: Item,
 	pause: { timeoutMinutes: number } | undefined,
 ): string | undefined {
-	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const options = item.param<IDataObject>('options', {});
 	const minutes =
 		typeof options.expiresAt === 'number'
 			? options.expiresAt

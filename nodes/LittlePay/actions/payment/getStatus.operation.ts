@@ -48,9 +48,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 		this,
 		itemIndex,
 		paymentId,
-		(this.getNodeParameter('options.longPoll', itemIndex, false) as boolean) === true,
+		item.param<boolean>('options.longPoll', false) === true,
 	);
-	return (this.getNodeParameter('simplify', itemIndex, true) as boolean)
-		? simplifyPayment(record)
-		: record;
+	return item.param<boolean>('simplify', true) ? simplifyPayment(record) : record;
 }

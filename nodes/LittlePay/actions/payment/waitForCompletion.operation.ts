@@ -44,9 +44,9 @@ export const description: INodeProperties[] = showFor('payment', 'waitForComplet
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
 	const itemIndex = item.index;
 	const paymentId = readPaymentId(item);
-	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
-	if (this.getNodeParameter('waitForPayment', itemIndex, 'longPoll') === 'pause') {
-		const pause = readPause(this, itemIndex, 'How to Wait');
+	const simplify = item.param<boolean>('simplify', true);
+	if (item.param('waitForPayment', 'longPoll') === 'pause') {
+		const pause = readPause(item, 'How to Wait');
 		const record = await getPaymentRecord(this, itemIndex, paymentId, false);
 		if (paymentState(record) !== 'payable') {
 			return {
@@ -57,8 +57,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 			};
 		}
 		return await pauseForCallback(
-			this,
-			itemIndex,
+			item,
 			{
 				reference: record.reference,
 				key: record.key,
@@ -70,8 +69,8 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 			pause.timeoutMinutes,
 		);
 	}
-	const timeout = longPollTimeoutSeconds(this, itemIndex);
-	const result = await waitForFinalStatus(this, itemIndex, paymentId, timeout);
+	const timeout = longPollTimeoutSeconds(item);
+	const result = await waitForFinalStatus(item, paymentId, timeout);
 	return simplify
 		? {
 				...simplifyPayment(result),

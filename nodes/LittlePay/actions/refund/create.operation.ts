@@ -77,18 +77,18 @@ export const description: INodeProperties[] = showFor('refund', 'create', [
 export async function execute(this: IExecuteFunctions, item: Item): Promise<IDataObject> {
 	const itemIndex = item.index;
 	const paymentId = readPaymentId(item);
-	const refundType = this.getNodeParameter('refundType', itemIndex) as string;
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const refundType = item.param<string>('refundType');
+	const options = item.param<IDataObject>('options', {});
 	const reason = String(options.reason ?? '');
 	const callbackUrl = String(options.callbackUrl ?? '');
 	// Inputs are checked before the status lookup, so a bad item sends nothing at all.
 	if (callbackUrl) {
 		item.check(() => validateUrl(callbackUrl, 'Callback URL'));
-		await warnIfUnreachable(this, itemIndex, callbackUrl);
+		await warnIfUnreachable(item, callbackUrl);
 	}
 	const partialAmount = refundType === 'partial' ? item.amount('amount') : undefined;
 	// A refund has no key: what an earlier attempt of this execution sent is in its flow context.
-	const earlier = earlierRefund(this, itemIndex);
+	const earlier = earlierRefund(item);
 	if (earlier) return earlier;
 	// The status record names the payment in the output (reference, key, currency) whichever of
 	// reference or key the item gave, and gives the amount of a full refund. A read, safe to repeat.
@@ -115,7 +115,7 @@ export async function execute(this: IExecuteFunctions, item: Item): Promise<IDat
 	if (reason) body.reason = reason;
 	if (callbackUrl) body.callbackUrl = callbackUrl;
 	await enforceLimits(this, itemIndex, { kind: 'refund', amount, paymentId, record });
-	return await sendRefundOnce(this, itemIndex, paymentId, body, (data) => ({
+	return await sendRefundOnce(item, paymentId, body, (data) => ({
 		// One vocabulary with the other operations: the payment is `reference` and `key` everywhere.
 		reference: record.reference ?? paymentId,
 		key: record.key ?? null,

@@ -127,6 +127,10 @@ export interface RunState {
 	exit?: unknown;
 	warned?: Set<string>;
 	lookAhead?: unknown;
+	/** Choices for the whole run, read from item 0 once (runChoice). */
+	choices?: Map<string, unknown>;
+	/** A payout run's check before anything is sent (actions/disbursement/run.ts). */
+	payoutCheck?: unknown;
 }
 
 const runs = new WeakMap<IExecuteFunctions, RunState>();
@@ -139,4 +143,14 @@ export function runState(context: IExecuteFunctions): RunState {
 		runs.set(context, state);
 	}
 	return state;
+}
+
+/**
+ * A choice for the whole node run (a dry run, waiting, paying again), read from item 0 once: every row
+ * asks, and each read costs n8n a parameter resolution.
+ */
+export function runChoice<T>(context: IExecuteFunctions, name: string, fallback: T): T {
+	const choices = (runState(context).choices ??= new Map<string, unknown>());
+	if (!choices.has(name)) choices.set(name, context.getNodeParameter(name, 0, fallback));
+	return choices.get(name) as T;
 }

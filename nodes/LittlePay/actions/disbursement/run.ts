@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { ItemInputError, MoneyRefusal, nodeError, refusalOf, rowOf } from '../../errors';
-import { itemScope } from '../../item';
+import { itemScope, runState } from '../../item';
 import type { Item } from '../../item';
 import { outcomeOfRecord } from '../../helpers/payoutOutcome';
 import { payoutKey } from '../../money/keys';
@@ -59,8 +59,6 @@ export interface RunCheck {
 	ready: Map<number, CheckedPayout>;
 	refused: Map<number, RefusedPayout>;
 }
-
-const checks = new WeakMap<IExecuteFunctions, RunCheck>();
 
 /** How many refused rows an error lists before it says "and N more". */
 const LISTED = 20;
@@ -174,7 +172,7 @@ export async function checkPayoutRun(
 		refused.set(itemIndex, refusedRow(itemScope(context, itemIndex), refusal, field));
 	}
 	const check = { ready, refused: new Map([...refused].sort(([a], [b]) => a - b)) };
-	checks.set(context, check);
+	runState(context).payoutCheck = check;
 	return check;
 }
 
@@ -315,7 +313,7 @@ export function refusedRunError(context: IExecuteFunctions, check: RunCheck) {
  * so it is checked here.
  */
 export async function checkedPayout(item: Item, alwaysQuote: boolean): Promise<CheckedPayout> {
-	const check = checks.get(item.context);
+	const check = runCheckOf(item.context);
 	if (!check) return await checkRow(item, alwaysQuote);
 	const refused = check.refused.get(item.index);
 	if (refused) throw refused.error;
@@ -326,5 +324,5 @@ export async function checkedPayout(item: Item, alwaysQuote: boolean): Promise<C
 
 /** The run's check, once it is made (the summary reads which rows were refused). */
 export function runCheckOf(context: IExecuteFunctions): RunCheck | undefined {
-	return checks.get(context);
+	return runState(context).payoutCheck as RunCheck | undefined;
 }

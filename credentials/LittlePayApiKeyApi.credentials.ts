@@ -171,6 +171,15 @@ export class LittlePayApiKeyApi implements ICredentialType {
 				"Optional. With a secret, outputs carry contactHash: HMAC-SHA256 (hex) of the payer's or payee's number (digits only) or e-mail (lower case), to match a payer without their number. Keep it unchanged, or earlier hashes no longer match.",
 		},
 		...credentialLimitProperties,
+		// Money controls an owner sets for every workflow and AI agent using this credential (money/).
+		{
+			displayName: 'Pause Money Moves',
+			name: 'pauseMoneyMoves',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to stop every payment, payout and refund of every workflow and AI agent using this credential before anything is sent; reads keep working',
+		},
 	];
 
 	// Status, refunds and disbursements carry the merchant API key in X-API-KEY.

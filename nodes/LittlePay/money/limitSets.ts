@@ -114,13 +114,28 @@ export function nodeLimits(
 	return readLimits(node, itemIndex, 'node', limits, kind);
 }
 
-/** The limits on the API-key credential (read once per node run, like every credential field). */
+/**
+ * The limits on the API-key credential (read once per node run, like every credential field). With
+ * its Pause Money Moves on, every money move is refused here, before any other check: enforceLimits
+ * and a payout run's checkRunLimits read these limits before anything is sent, so the whole run stops.
+ */
 export async function credentialLimits(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	kind: MoveKind,
 ): Promise<LimitSet> {
 	const data = await credentialData(context, 'littlePayApiKeyApi', itemIndex);
+	// Only a stored true pauses: a credential saved before the switch existed has no value, and moves.
+	if (data.pauseMoneyMoves === true) {
+		const name = context.getNode().credentials?.littlePayApiKeyApi?.name ?? '';
+		refuseMove(
+			context.getNode(),
+			itemIndex,
+			`Pause Money Moves is on in the credential ${name}: no payment, payout or refund is sent until a person turns it off`,
+			{ field: 'pauseMoneyMoves', label: 'Pause Money Moves', value: true, setOn: 'credential' },
+			'Tell the user that the account owner has paused money moves; nothing was sent',
+		);
+	}
 	const maxAmount = data[CREDENTIAL_MAX_BY_KIND[kind][0]];
 	return readLimits(context.getNode(), itemIndex, 'credential', { ...data, maxAmount }, kind);
 }

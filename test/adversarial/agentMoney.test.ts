@@ -1,0 +1,193 @@
+// Issue 53: an AI agent's money at the payment world's bar. Each test tries one attack of the
+// scorecard in docs/ai-agents.md through n8n-core's engine against the sandbox: the node run as
+// `littlePayTool`, fed one item per tool call as n8n 2.x's AI Agent does (the agent's item merged with
+// the model's arguments and `toolCallId`), or with no execution id as the MCP Server Trigger runs it.
+import { randomUUID } from 'node:crypto';
+import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
+
+import { runWorkflow } from '../../testkit/engine';
+import type { RunResult, WorkflowJson } from '../../testkit/engine';
+import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+
+const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
+
+type Json = Record<string, unknown>;
+type Payout = { id: string; key: string; amount: number; to: string; method: string };
+
+const TOOL = 'n8n-nodes-littlepay.littlePayTool';
+const NODE = 'n8n-nodes-littlepay.littlePay';
+
+function workflow(type: string, parameters: Json, items: Json[], node: Partial<INode> = {}) {
+	return {
+		nodes: [
+			{
+				name: 'Items',
+				type: 'test.fixtureItems',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { items: JSON.stringify(items) },
+			},
+			{
+				name: 'Little Pay',
+				id: randomUUID(),
+				type,
+				typeVersion: 1,
+				position: [220, 0],
+				parameters,
+				...node,
+			},
+		],
+		connections: { Items: { main: [[{ node: 'Little Pay', type: 'main', index: 0 }]] } },
+	} as unknown as WorkflowJson;
+}
+
+const payoutParameters = (extra: Json = {}): Json => ({
+	resource: 'disbursement',
+	operation: 'create',
+	method: "={{ $json.network ?? 'MPESA' }}",
+	amount: '={{ $json.amount }}',
+	to: '={{ $json.to }}',
+	currency: "={{ $json.currency ?? 'KES' }}",
+	keySource: 'generated',
+	...extra,
+});
+
+/** A tool call as the AI Agent hands it to the tool: the model's arguments plus its call id. */
+const call = (args: Json): Json => ({ ...args, toolCallId: `call_${randomUUID()}` });
+
+function run(
+	json: WorkflowJson,
+	options: { credentials?: Record<string, ICredentialDataDecryptedObject>; mcp?: boolean } = {},
+): Promise<RunResult> {
+	return runWorkflow(json, {
+		credentials: options.credentials ?? sb.credentials,
+		withoutExecutionId: options.mcp,
+	});
+}
+
+function withCredential(fields: Json): Record<string, ICredentialDataDecryptedObject> {
+	return {
+		...sb.credentials,
+		littlePayApiKeyApi: { ...sb.credentials.littlePayApiKeyApi, ...fields },
+	} as Record<string, ICredentialDataDecryptedObject>;
+}
+
+async function payouts(): Promise<Payout[]> {
+	return (await sb.get('/sandbox/ledger')).data.data.disbursements as Payout[];
+}
+
+async function newPayouts(before: Payout[]): Promise<Payout[]> {
+	const known = new Set(before.map((p) => p.id));
+	return (await payouts()).filter((p) => !known.has(p.id));
+}
+
+/** The money-moving requests the sandbox received since the last look (reads are allowed). */
+async function moneyRequests(): Promise<string[]> {
+	return (await sb.received())
+		.filter((r) => r.method === 'POST')
+		.map((r) => `${r.method} ${r.path}`);
+}
+
+/** A COMPLETED M-Pesa payment of `amount`, made straight on the sandbox. */
+async function paid(amount: number): Promise<string> {
+	const intent = await sb.createIntent({ amount });
+	await sb.post(`/pay/${intent.reference}/process`, {
+		type: 'MPESA',
+		payment: { mobile: '254712345670' },
+	});
+	const record = await sb.status(intent.key, '?longPoll=true');
+	if (record.status !== 'COMPLETED') throw new Error(`payment is ${String(record.status)}`);
+	await sb.received();
+	return intent.reference;
+}
+
+const outputs = (result: RunResult) => result.output('Little Pay').map((o) => o.json);
+
+describe('A5 kill switch: Pause Money Moves on the credential', () => {
+	const paused = () => withCredential({ pauseMoneyMoves: true });
+
+	it('an agent payout (AI Agent path) is refused as data naming the switch, and nothing is sent', async () => {
+		const before = await payouts();
+		const result = await run(
+			workflow(TOOL, payoutParameters({ allowMoneyMoves: true }), [
+				call({ amount: 100, to: '254712345670' }),
+			]),
+			{ credentials: paused() },
+		);
+		expect(result.error).toBeUndefined();
+		const [out] = outputs(result);
+		expect(out).toMatchObject({
+			refused: true,
+			sent: false,
+			limit: { field: 'pauseMoneyMoves', label: 'Pause Money Moves', setOn: 'credential' },
+		});
+		expect(out.reason).toContain('Pause Money Moves is on in the credential littlePayApiKeyApi');
+		expect(await moneyRequests()).toEqual([]);
+		expect(await newPayouts(before)).toEqual([]);
+	});
+
+	it('an MCP payout (no execution) is refused the same way', async () => {
+		const before = await payouts();
+		const result = await run(
+			workflow(TOOL, payoutParameters({ allowMoneyMoves: true }), [
+				{ amount: 100, to: '254712345670' },
+			]),
+			{ credentials: paused(), mcp: true },
+		);
+		expect(outputs(result)[0]).toMatchObject({
+			refused: true,
+			limit: { field: 'pauseMoneyMoves' },
+		});
+		expect(await newPayouts(before)).toEqual([]);
+	});
+
+	it('an ordinary payout run of three rows stops before any is sent, naming the switch', async () => {
+		const before = await payouts();
+		const result = await run(
+			workflow(NODE, payoutParameters(), [
+				{ amount: 300, to: '254712345670' },
+				{ amount: 301, to: '254712345671' },
+				{ amount: 302, to: '254712345672' },
+			]),
+			{ credentials: paused() },
+		);
+		expect(result.error?.message).toContain(
+			'Pause Money Moves is on in the credential littlePayApiKeyApi',
+		);
+		expect(await moneyRequests()).toEqual([]);
+		expect(await newPayouts(before)).toEqual([]);
+	});
+
+	it('an ordinary refund is refused, and a read (Get Status) still works', async () => {
+		const reference = await paid(500);
+		const refund = await run(
+			workflow(
+				NODE,
+				{ resource: 'refund', operation: 'create', paymentId: reference, refundType: 'full' },
+				[{}],
+			),
+			{ credentials: paused() },
+		);
+		expect(refund.error?.message).toContain('Pause Money Moves is on in the credential');
+		expect(await moneyRequests()).toEqual([]);
+		const status = await run(
+			workflow(TOOL, { resource: 'payment', operation: 'getStatus', paymentId: reference }, [
+				call({}),
+			]),
+			{ credentials: paused() },
+		);
+		expect(outputs(status)[0]).toMatchObject({ reference, status: 'COMPLETED' });
+	});
+
+	it('off (the default, or a credential saved before the switch), a payout is paid', async () => {
+		const before = await payouts();
+		const result = await run(
+			workflow(TOOL, payoutParameters({ allowMoneyMoves: true }), [
+				call({ amount: 110, to: '254712345670' }),
+			]),
+			{ credentials: withCredential({ pauseMoneyMoves: false }) },
+		);
+		expect(outputs(result)[0]).toMatchObject({ outcome: 'accepted', amount: 110 });
+		expect(await newPayouts(before)).toHaveLength(1);
+	});
+});

@@ -7,6 +7,7 @@ import { NodeHelpers, Workflow } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, INode, INodeTypes } from 'n8n-workflow';
 
 import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
+import { chatWorkflow, toolAnswers } from '../../testkit/agentCall';
 import { runWorkflow } from '../../testkit/engine';
 import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
@@ -533,9 +534,15 @@ describe('tool mode: a call moves money at most once, and distinct calls get dis
 });
 
 describe('tool mode: a chat session ties its messages together (AI Agent, one execution per message)', () => {
-	/** A tool call in a chat: the Chat Trigger's item (session and message) merged into the call. */
-	const chat = (sessionId: string, chatInput: string, args: Json): Json =>
-		call({ sessionId, chatInput, action: 'sendMessage', ...args });
+	/** One chat message's execution: the Chat Trigger's item, the agent merging the model's arguments. */
+	const chat = (
+		sessionId: string,
+		chatInput: string,
+		parameters: Json,
+		calls: Json[],
+		node: Json = {},
+	) => chatWorkflow(TOOL, parameters, { sessionId, chatInput, action: 'sendMessage' }, calls, node);
+	const answers = toolAnswers;
 
 	it('an identical payout asked for again in a later message pays nothing new; another session pays', async () => {
 		const node = { id: randomUUID() };
@@ -543,22 +550,18 @@ describe('tool mode: a chat session ties its messages together (AI Agent, one ex
 		const session = randomUUID();
 		const args = { amount: 210, to: '254712345670' };
 		const before = await payouts();
-		const first = await run(workflow(TOOL, allowed, [chat(session, 'pay Amina 210', args)], node));
-		const again = await run(
-			workflow(TOOL, allowed, [chat(session, 'did you pay Amina? pay her 210', args)], node),
-		);
-		const other = await run(
-			workflow(TOOL, allowed, [chat(randomUUID(), 'pay Amina 210', args)], node),
-		);
-		expect(outputs(again)[0]).toMatchObject({
-			id: outputs(first)[0].id,
-			key: outputs(first)[0].key,
+		const first = await run(chat(session, 'pay Amina 210', allowed, [args], node));
+		const again = await run(chat(session, 'did you pay Amina? pay her 210', allowed, [args], node));
+		const other = await run(chat(randomUUID(), 'pay Amina 210', allowed, [args], node));
+		expect(answers(again)[0]).toMatchObject({
+			id: answers(first)[0].id,
+			key: answers(first)[0].key,
 			repeated: true,
 		});
-		expect(outputs(other)[0].repeated).toBeUndefined();
+		expect(answers(other)[0].repeated).toBeUndefined();
 		expect((await newPayouts(before)).map((p) => p.key)).toEqual([
-			outputs(first)[0].key,
-			outputs(other)[0].key,
+			answers(first)[0].key,
+			answers(other)[0].key,
 		]);
 	});
 
@@ -583,14 +586,9 @@ describe('tool mode: a chat session ties its messages together (AI Agent, one ex
 		});
 		const session = randomUUID();
 		const ask = async (sessionId: string, amount: number) =>
-			outputs(
+			answers(
 				await run(
-					workflow(
-						TOOL,
-						limited,
-						[chat(sessionId, `pay ${amount}`, { amount, to: '254712345670' })],
-						node,
-					),
+					chat(sessionId, `pay ${amount}`, limited, [{ amount, to: '254712345670' }], node),
 				),
 			)[0];
 		const before = await payouts();
@@ -604,6 +602,38 @@ describe('tool mode: a chat session ties its messages together (AI Agent, one ex
 		expect(await moneyRequests()).toEqual([]);
 		expect(await ask(randomUUID(), 150)).toMatchObject({ outcome: 'accepted', amount: 150 });
 		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([200, 150]);
+	});
+
+	it("a call carrying its own sessionId cannot reset the session cap: the session is the chat's, not the model's", async () => {
+		const node = { id: randomUUID() };
+		const limited = payoutParameters({
+			allowMoneyMoves: true,
+			spendingLimits: { maxTotalPerSession: 300, maxTotalPerExecution: 1000 },
+		});
+		const session = randomUUID();
+		const before = await payouts();
+		const first = await run(
+			chat(session, 'pay 200', limited, [{ amount: 200, to: '254712345670' }], node),
+		);
+		expect(answers(first)[0]).toMatchObject({ outcome: 'accepted', amount: 200 });
+		// The model writes a fresh sessionId into each call of the next message (n8n merges it in).
+		const forged = await run(
+			chat(
+				session,
+				'new session please',
+				limited,
+				[
+					{ amount: 150, to: '254712345670', sessionId: randomUUID() },
+					{ amount: 151, to: '254712345670', sessionId: randomUUID() },
+				],
+				node,
+			),
+		);
+		expect(answers(forged).map((o) => o.limit)).toEqual([
+			expect.objectContaining({ field: 'maxTotalPerSession' }),
+			expect.objectContaining({ field: 'maxTotalPerSession' }),
+		]);
+		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([200]);
 	});
 
 	it('Max Count per Chat Session: a run without a chat session counts as one session', async () => {

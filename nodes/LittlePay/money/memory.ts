@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 /**
  * Whether the node runs as an AI tool. n8n makes the tool variant of a `usableAsTool` node as a type
@@ -112,13 +112,35 @@ export function memoryFor(context: IExecuteFunctions, itemIndex: number): MoneyM
 }
 
 /**
- * The chat session of a tool call: the AI Agent hands a tool its own input item, which carries the
- * Chat Trigger's `sessionId`. Over MCP and in ordinary workflows there is none.
+ * The chat session of a tool call, read from the AI Agent's own input (the Chat Trigger's
+ * `sessionId`), never from the call's item: n8n-core merges the model's arguments into that item, so a
+ * model writing its own `sessionId` into a call would otherwise start a fresh session and a fresh cap.
+ * The Agent (v3) marks the call's item with the node its own input came from (`sourceOverwrite`);
+ * that node's output is what the Agent got. Several sessions there, none found, over MCP, the older
+ * Agents' direct calls and ordinary workflows: no session (the run counts as one, never looser).
  */
 export function sessionIdOf(context: IExecuteFunctions, itemIndex: number): string | undefined {
-	if (!isToolCall(context)) return undefined;
-	const id = context.getInputData()[itemIndex]?.json.sessionId;
-	return typeof id === 'string' && id !== '' ? id : undefined;
+	if (!isToolCall(context) || isDirectToolCall(context, itemIndex)) return undefined;
+	const paired = context.getInputData()[itemIndex]?.pairedItem;
+	const source =
+		typeof paired === 'object' && paired !== null && !Array.isArray(paired)
+			? paired.sourceOverwrite
+			: undefined;
+	if (!source?.previousNode) return undefined;
+	let agentInput: INodeExecutionData[];
+	try {
+		agentInput = context
+			.getWorkflowDataProxy(itemIndex)
+			.$items(source.previousNode, source.previousNodeOutput ?? 0, source.previousNodeRun ?? 0);
+	} catch {
+		return undefined;
+	}
+	const ids = new Set(
+		(agentInput ?? [])
+			.map((item) => item?.json?.sessionId)
+			.filter((id): id is string => typeof id === 'string' && id !== ''),
+	);
+	return ids.size === 1 ? [...ids][0] : undefined;
 }
 
 /** A chat session's memory, shared by the executions of its messages in this n8n process. */

@@ -48,10 +48,10 @@ registerNodeType('test.agentCall', new AgentCall());
  */
 export function chatWorkflow(
 	type: string,
-	parameters: IDataObject,
-	chat: IDataObject,
-	calls: IDataObject[],
-	node: IDataObject = {},
+	parameters: Record<string, unknown>,
+	chat: Record<string, unknown>,
+	calls: Array<Record<string, unknown>>,
+	node: Record<string, unknown> = {},
 ): WorkflowJson {
 	return {
 		nodes: [

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
 
+import { chatWorkflow, toolAnswers } from '../../testkit/agentCall';
 import { runWorkflow } from '../../testkit/engine';
 import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
@@ -189,5 +190,71 @@ describe('A5 kill switch: Pause Money Moves on the credential', () => {
 		);
 		expect(outputs(result)[0]).toMatchObject({ outcome: 'accepted', amount: 110 });
 		expect(await newPayouts(before)).toHaveLength(1);
+	});
+});
+
+const STOP =
+	'Inform the user; do not retry this call, split it into smaller ones or try another way.';
+
+describe('A7 every refusal tells the model to inform the user and not to retry or split', () => {
+	it.each([
+		['the switch off', payoutParameters(), {}],
+		['Pause Money Moves', payoutParameters({ allowMoneyMoves: true }), { pauseMoneyMoves: true }],
+		[
+			'Max Amount',
+			payoutParameters({ allowMoneyMoves: true, spendingLimits: { maxAmount: 100 } }),
+			{},
+		],
+		[
+			'Allowed Recipients on the credential',
+			payoutParameters({ allowMoneyMoves: true }),
+			{ allowedRecipients: '254799999999' },
+		],
+	])('%s', async (_label, parameters, credential) => {
+		const result = await run(
+			workflow(TOOL, parameters, [call({ amount: 150, to: '254712345670' })]),
+			{ credentials: withCredential(credential) },
+		);
+		const [out] = outputs(result);
+		expect(out).toMatchObject({ refused: true, sent: false });
+		expect(String(out.whatToDo).endsWith(STOP)).toBe(true);
+		expect(await moneyRequests()).toEqual([]);
+	});
+});
+
+describe('A8 numbers in tool answers show only their last digits', () => {
+	const full = () => withCredential({ payerDetails: 'full' });
+
+	it('a paid payout and a refusal naming the number, with Payer Details Full, over the Agent path', async () => {
+		const result = await run(
+			chatWorkflow(
+				TOOL,
+				payoutParameters({
+					allowMoneyMoves: true,
+					spendingLimits: { allowedRecipients: '254712345670' },
+				}),
+				{ sessionId: randomUUID(), chatInput: 'pay them' },
+				[
+					{ amount: 120, to: '254712345670' },
+					{ amount: 121, to: '254712345689' },
+				],
+			),
+			{ credentials: full() },
+		);
+		const [paidOut, refused] = toolAnswers(result);
+		expect(paidOut).toMatchObject({ outcome: 'accepted', to: '•••••••••670' });
+		expect(refused).toMatchObject({ refused: true });
+		expect(refused.reason).toContain('•••••••••689 is not on the list');
+		const text = JSON.stringify([paidOut, refused]);
+		expect(text).not.toContain('2547123456');
+		expect(text).not.toContain('712345');
+	});
+
+	it('an ordinary workflow keeps the credential setting (Full shows the number)', async () => {
+		const result = await run(
+			workflow(NODE, payoutParameters(), [{ amount: 122, to: '254712345670' }]),
+			{ credentials: full() },
+		);
+		expect(outputs(result)[0]).toMatchObject({ to: '254712345670' });
 	});
 });

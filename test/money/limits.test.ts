@@ -141,7 +141,8 @@ describe('tool mode: money moves are off until the author turns them on', () => 
 					setOn: 'node',
 				},
 				sent: false,
-				whatToDo: 'Tell the user that a person has to do this; nothing was sent',
+				whatToDo:
+					'Tell the user that a person has to do this; nothing was sent. Inform the user; do not retry this call, split it into smaller ones or try another way.',
 				gateway: 'sandbox',
 			},
 		]);
@@ -247,8 +248,8 @@ describe('tool mode: money moves are off until the author turns them on', () => 
 		expect(outputs(result)[0]).toMatchObject({
 			outcome: 'accepted',
 			amount: 250,
-			// Masked in the output (the credential's Payer Details default); sent in full.
-			to: '2547•••••670',
+			// A tool's answer shows a number's last digits only (whatever Payer Details says); sent in full.
+			to: '•••••••••670',
 		});
 		const made = await newPayouts(before);
 		expect(made).toHaveLength(1);
@@ -275,7 +276,7 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 			// The rule, never the list: the model would learn every allowed payee's number (#10).
 			{ field: 'allowedRecipients', label: 'Allowed Recipients', setOn: 'node' },
 			// The refusal, an output like any other, masks the number it names.
-			'2547•••••680 is not on the list of recipients this payout may go to',
+			'•••••••••680 is not on the list of recipients this payout may go to',
 		],
 		[
 			'Allowed Networks',
@@ -310,7 +311,7 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 				call({ amount: 100, to: '0712345670' }),
 			]),
 		);
-		expect(outputs(result)[0]).toMatchObject({ outcome: 'accepted', to: '2547•••••670' });
+		expect(outputs(result)[0]).toMatchObject({ outcome: 'accepted', to: '•••••••••670' });
 		const made = await newPayouts(before);
 		expect(made).toHaveLength(1);
 		// The national number typed is sent normalised, in full.
@@ -344,7 +345,8 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 		expect(totals.map((o) => o.refused ?? false)).toEqual([false, true, false]);
 		expect(totals[1]).toMatchObject({
 			limit: { field: 'maxTotalPerExecution', value: 1000 },
-			whatToDo: 'At most KES 400 more can be moved in this execution',
+			whatToDo:
+				'At most KES 400 more can be moved in this execution. Inform the user; do not retry this call, split it into smaller ones or try another way.',
 		});
 		expect((await newPayouts(before)).map((p) => p.amount).sort()).toEqual([100, 101, 400, 600]);
 	});

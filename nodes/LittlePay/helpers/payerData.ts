@@ -28,18 +28,35 @@ export function payerDetailsOf(value: unknown): PayerDetails {
 export interface PayerSettings {
 	mode: PayerDetails;
 	secret: string;
+	/** A number shows only its last three digits (•••••••••670): an AI tool's answers. */
+	lastDigits?: boolean;
+}
+
+/**
+ * The setting an AI tool's answer leaves with: at least Masked, and numbers to their last three
+ * digits, as the payment world asks of an agent's answers (the model, its logs and the chat user).
+ */
+export function toolAnswerSettings(settings: PayerSettings): PayerSettings {
+	return {
+		...settings,
+		mode: settings.mode === 'omitted' ? 'omitted' : 'masked',
+		lastDigits: true,
+	};
 }
 
 // Already masked, by this package or by Little Pay (2547•••••670, 07XX XXX 670): masking again would
 // hide the digits it kept (2••••••••670), so a masked value is left as it is.
 const ALREADY_MASKED = /[•*]|[Xx]{2}/;
 
-/** A phone number with its middle digits hidden: the first four and the last three stay (2547•••••670). */
-function maskNumber(value: string): string {
+/**
+ * A phone number with its middle digits hidden: the first four and the last three stay (2547•••••670);
+ * with `lastDigits` only the last three (•••••••••670).
+ */
+function maskNumber(value: string, lastDigits = false): string {
 	if (ALREADY_MASKED.test(value)) return value;
 	const digits = value.replace(/\D/g, '').length;
 	if (digits === 0) return value;
-	const keepStart = digits >= 10 ? 4 : Math.max(0, digits - 6);
+	const keepStart = lastDigits ? 0 : digits >= 10 ? 4 : Math.max(0, digits - 6);
 	const keepEnd = Math.min(3, digits);
 	let seen = 0;
 	return value.replace(/\d/g, (digit) => {
@@ -130,6 +147,8 @@ function kindOf(name: string | undefined, parent: string | undefined): FieldKind
 /** What one pass of the exit knows: the setting, and the values of this output it must find in text. */
 interface Pass {
 	mode: PayerDetails;
+	/** Numbers to their last three digits (an AI tool's answer). */
+	lastDigits: boolean;
 	cards: CardValues[];
 	/** Numbers held in number fields (their last nine digits): found in every text in any writing. */
 	knownNumbers: Set<string>;
@@ -204,13 +223,18 @@ function collectKnown(
 	}
 }
 
-function newPass(mode: PayerDetails, cards: CardValues[], sources: unknown[]): Pass {
+function newPass(
+	mode: PayerDetails,
+	cards: CardValues[],
+	sources: unknown[],
+	lastDigits = false,
+): Pass {
 	const knownNumbers = new Set<string>();
 	const names = new Set<string>();
 	if (mode !== 'full')
 		for (const source of sources) collectKnown(source, mode, knownNumbers, names);
 	const knownNames = new Set([...names].map((name) => name.toLowerCase()));
-	return { mode, cards, knownNumbers, knownNames };
+	return { mode, lastDigits, cards, knownNumbers, knownNames };
 }
 
 /** Text without the card values of the run nor any that look like one. */
@@ -230,7 +254,7 @@ function protectText(text: string, pass: Pass): string {
 	const masks = new Map<string, string[]>();
 	const numberOut = (match: string): string => {
 		if (pass.mode === 'omitted') return HIDDEN;
-		const masked = maskNumber(match);
+		const masked = maskNumber(match, pass.lastDigits);
 		const same = sameNumberKey(match);
 		// Masks that show the same digits look alike, however they are written.
 		const shown = masked.replace(/[^\d•]/g, '');
@@ -258,7 +282,7 @@ function protectString(value: string, kind: FieldKind, pass: Pass): unknown {
 	switch (kind) {
 		case 'number':
 			if (!/\d/.test(value)) return protectText(value, pass);
-			return pass.mode === 'masked' ? maskNumber(scrubCards(value, pass)) : null;
+			return pass.mode === 'masked' ? maskNumber(scrubCards(value, pass), pass.lastDigits) : null;
 		case 'email':
 			if (!value.includes('@')) return protectText(value, pass);
 			return pass.mode === 'masked' ? maskEmail(value) : null;
@@ -276,7 +300,7 @@ function protectNumber(value: number, kind: FieldKind, pass: Pass): unknown {
 	if (kind === 'identifying') return null;
 	if (kind !== 'number' && !phoneLikeNumber(value)) return value;
 	if (pass.mode === 'omitted') return kind === 'number' ? null : HIDDEN;
-	return maskNumber(String(value));
+	return maskNumber(String(value), pass.lastDigits);
 }
 
 function protectValue(
@@ -337,7 +361,12 @@ export function protectOutput<T>(
 	settings: PayerSettings,
 	context: OutputContext = {},
 ): T {
-	const pass = newPass(settings.mode, context.cards ?? [], [value, context.input]);
+	const pass = newPass(
+		settings.mode,
+		context.cards ?? [],
+		[value, context.input],
+		settings.lastDigits,
+	);
 	if (value instanceof Error) return protectError(value, pass) as T;
 	const out = protectValue(undefined, value, pass);
 	if (context.row && settings.secret !== '' && typeof value === 'object' && value !== null) {

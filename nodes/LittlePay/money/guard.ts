@@ -41,14 +41,22 @@ function limitNamed(limit: AppliedLimit | null): IDataObject | null {
 	return { field: limit.field, label: limit.label, setOn: limit.setOn };
 }
 
+/**
+ * What every refusal tells the model, after its own fix: a model that retries or splits a refused
+ * payout into smaller ones is what the limits are there to stop, and the user must hear of it.
+ */
+export const STOP_RULE =
+	'Inform the user; do not retry this call, split it into smaller ones or try another way.';
+
 /** What the agent gets instead of a crash: it can tell the user, and nothing was sent. */
 function refusalOutput(refusal: MoneyRefusal): IDataObject {
+	const fix = refusal.description ? `${refusal.description.replace(/[.;]?$/, '.')} ` : '';
 	return {
 		refused: true,
 		reason: refusal.refusal.reason,
 		limit: limitNamed(refusal.refusal.limit),
 		sent: false,
-		whatToDo: refusal.description ?? null,
+		whatToDo: `${fix}${STOP_RULE}`,
 	};
 }
 

@@ -180,6 +180,40 @@ export class LittlePayApiKeyApi implements ICredentialType {
 			description:
 				'Whether to stop every payment, payout and refund of every workflow and AI agent using this credential before anything is sent; reads keep working',
 		},
+		{
+			displayName:
+				"Day limits count per calendar day in the workflow's time zone, in this n8n's memory: exact within one n8n, but each queue-mode worker keeps its own count and a restart starts the day afresh (the docs give a recipe for queue mode).",
+			name: 'dayLimitsNotice',
+			type: 'notice',
+			default: '',
+		},
+		{
+			displayName: 'Max Total per Day',
+			name: 'maxTotalPerDay',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				'Most all Little Pay nodes with this credential may move in one day, per currency; 0 = no limit',
+		},
+		{
+			displayName: 'Max Count per Day',
+			name: 'maxCountPerDay',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 0 },
+			default: 0,
+			description:
+				'How many money moves all Little Pay nodes with this credential may make in one day; 0 = no limit',
+		},
+		{
+			displayName: 'Max Total per Recipient per Day',
+			name: 'maxTotalPerRecipientPerDay',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				'Most one number may be paid out in one day by all Little Pay nodes with this credential, per currency; 0 = no limit',
+		},
 	];
 
 	// Status, refunds and disbursements carry the merchant API key in X-API-KEY.

@@ -258,3 +258,104 @@ describe('A8 numbers in tool answers show only their last digits', () => {
 		expect(outputs(result)[0]).toMatchObject({ to: '254712345670' });
 	});
 });
+
+describe('A2 splitting is stopped by caps per day and per recipient', () => {
+	const daily = (limits: Json) =>
+		payoutParameters({ allowMoneyMoves: true, spendingLimits: limits });
+
+	it('a payout split over executions (agent runs) stops at Max Total per Day', async () => {
+		const node = { id: randomUUID() };
+		const before = await payouts();
+		const answers: Json[] = [];
+		for (const amount of [200, 200, 200]) {
+			const result = await run(
+				workflow(
+					TOOL,
+					daily({ maxTotalPerDay: 500 }),
+					[call({ amount, to: '254712345670' })],
+					node,
+				),
+			);
+			answers.push(outputs(result)[0]);
+		}
+		expect(answers.map((a) => a.refused ?? false)).toEqual([false, false, true]);
+		expect(answers[2]).toMatchObject({
+			limit: { field: 'maxTotalPerDay', label: 'Max Total per Day', value: 500, setOn: 'node' },
+		});
+		expect(String(answers[2].reason)).toContain('would bring the total of one day to KES 600');
+		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([200, 200]);
+	});
+
+	it('a payout split across chat sessions stops at Max Count per Day', async () => {
+		const node = { id: randomUUID() };
+		const before = await payouts();
+		const answers: Json[] = [];
+		for (const amount of [210, 211]) {
+			const result = await run(
+				chatWorkflow(
+					TOOL,
+					daily({ maxCountPerDay: 1, maxTotalPerSession: 1000 }),
+					{ sessionId: randomUUID(), chatInput: `pay ${amount}` },
+					[{ amount, to: '254712345670' }],
+					node,
+				),
+			);
+			answers.push(toolAnswers(result)[0]);
+		}
+		expect(answers[0]).toMatchObject({ outcome: 'accepted' });
+		expect(answers[1]).toMatchObject({ refused: true, limit: { field: 'maxCountPerDay' } });
+		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([210]);
+	});
+
+	it('over MCP, concurrent calls cannot both pass a day total only one fits in', async () => {
+		const node = { id: randomUUID() };
+		const before = await payouts();
+		const results = await Promise.all(
+			[220, 221, 222, 223].map((amount) =>
+				run(
+					workflow(TOOL, daily({ maxTotalPerDay: 500 }), [{ amount, to: '254712345670' }], node),
+					{
+						mcp: true,
+					},
+				),
+			),
+		);
+		const answers = results.map((result) => outputs(result)[0]);
+		expect(answers.filter((a) => a.refused === true)).toHaveLength(2);
+		expect(await newPayouts(before)).toHaveLength(2);
+	});
+
+	it('a dry run (Check Only) of a split payout run refuses the rows over the day cap, and sends nothing', async () => {
+		const node = { id: randomUUID() };
+		const result = await run(
+			workflow(
+				NODE,
+				payoutParameters({ checkOnly: true, spendingLimits: { maxTotalPerDay: 500 } }),
+				[
+					{ amount: 200, to: '254712345670' },
+					{ amount: 200, to: '254712345670' },
+					{ amount: 200, to: '254712345670' },
+				],
+				node,
+			),
+		);
+		const rows = outputs(result).filter((o) => o.summary !== true);
+		expect(rows.map((o) => o.valid)).toEqual([true, true, false]);
+		expect(String(rows[2].reason)).toContain('would bring the total of one day to KES 600');
+		expect(await moneyRequests()).toEqual([]);
+	});
+
+	it('Max Total per Recipient per Day on the credential: one number is capped, another is paid', async () => {
+		const credentials = withCredential({ maxTotalPerRecipientPerDay: 300 });
+		const before = await payouts();
+		const pay = async (amount: number, to: string) =>
+			outputs(await run(workflow(TOOL, daily({}), [call({ amount, to })]), { credentials }))[0];
+		expect(await pay(230, '254712340001')).toMatchObject({ outcome: 'accepted' });
+		expect(await pay(231, '254712340001')).toMatchObject({
+			refused: true,
+			limit: { field: 'maxTotalPerRecipientPerDay', setOn: 'credential' },
+		});
+		expect(await pay(232, '254712340002')).toMatchObject({ outcome: 'accepted' });
+		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([230, 232]);
+	});
+});

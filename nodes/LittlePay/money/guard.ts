@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { itemError, MoneyRefusal, refuseMove, unknownFailure } from '../errors';
 import type { AppliedLimit } from '../errors';
 import { isExpression } from './limitSets';
-import { callIdOf, callRecordFor, isToolCall } from './memory';
+import { callIdOf, callRecordFor, isToolCall, settleDay } from './memory';
 import type { MoveKind } from './moves';
 import { gatewayRefused, settle } from './reserve';
 
@@ -77,6 +77,7 @@ export async function runGuarded(
 	if (!isToolCall(context)) {
 		const { answer, failure } = await attempt(run);
 		settle(context, itemIndex, answer, failure);
+		settleDay(context, itemIndex, failure !== undefined && gatewayRefused(failure));
 		if (answer === undefined) throw failure;
 		return answer;
 	}
@@ -152,6 +153,7 @@ async function runToolMove(
 	record.pending = false;
 	record.at = Date.now();
 	const sent = settle(context, itemIndex, answer, failure);
+	settleDay(context, itemIndex, failure !== undefined && gatewayRefused(failure));
 	if (answer === undefined) {
 		if (sent && !gatewayRefused(failure)) record.unknown = true;
 		throw failure;

@@ -6,7 +6,16 @@ import { fromMinorUnits, toMinorUnits } from '../helpers/amounts';
 import { credentialData } from '../transport';
 import { CREDENTIAL_MAX_BY_KIND, format, labelOf, LIMITS } from './limits';
 import type { Checked, Limit, Refuse } from './limits';
-import type { LimitSet, LimitSource, MoneyMove, MoveKind, SpentSoFar } from './moves';
+import { dayEntries, dayMoveOf, moveIdOf } from './memory';
+import type {
+	DayView,
+	LimitSet,
+	LimitSource,
+	MoneyMove,
+	MoveKind,
+	Spent,
+	SpentSoFar,
+} from './moves';
 
 // A source's limits (the node's Spending Limits, the API-key credential) read and checked against a move.
 
@@ -111,7 +120,51 @@ export function nodeLimits(
 			);
 		}
 	}
-	return readLimits(node, itemIndex, 'node', limits, kind);
+	return withDay(
+		context,
+		`node:${context.getWorkflow().id ?? ''}|${node.id}`,
+		readLimits(node, itemIndex, 'node', limits, kind),
+	);
+}
+
+/** The limits whose running total is the day's. */
+const DAY_LIMITS = ['maxTotalPerDay', 'maxCountPerDay', 'maxTotalPerRecipientPerDay'];
+
+/** Adds the day's totals to a limit set that has a day limit (none is read otherwise: no cost). */
+function withDay(context: IExecuteFunctions, scope: string, limits: LimitSet): LimitSet {
+	if (DAY_LIMITS.every((name) => limits.values[name] === undefined)) return limits;
+	limits.day = {
+		entries: dayEntries(context, scope),
+		moveOf: (itemIndex) => dayMoveOf(context, itemIndex, moveIdOf(context, itemIndex)),
+		passed: new Map(),
+	};
+	return limits;
+}
+
+/**
+ * What the day has moved before this move, all of it and to its recipient: the day's entries but the
+ * move's own earlier try, plus the moves a payout run's check let through before this row.
+ */
+function daySpent(day: DayView, itemIndex: number, move: MoneyMove): Partial<SpentSoFar> {
+	const all: Spent = { count: 0, totals: {} };
+	const toRecipient: Spent = { count: 0, totals: {} };
+	const add = (spent: Spent, amount: number, currency: string) => {
+		spent.count++;
+		spent.totals[currency] = (spent.totals[currency] ?? 0) + amount;
+	};
+	const self = day.moveOf(itemIndex);
+	const counted = [
+		...day.entries.filter((entry) => entry.move !== self),
+		...[...day.passed]
+			.filter(([index]) => index !== itemIndex)
+			.map(([, passed]) => ({ ...passed, currency: passed.currency.toUpperCase() })),
+	];
+	for (const entry of counted) {
+		add(all, entry.amount, entry.currency);
+		if (move.recipient !== undefined && entry.recipient === move.recipient)
+			add(toRecipient, entry.amount, entry.currency);
+	}
+	return { day: all, recipientDay: toRecipient };
 }
 
 /**
@@ -137,7 +190,11 @@ export async function credentialLimits(
 		);
 	}
 	const maxAmount = data[CREDENTIAL_MAX_BY_KIND[kind][0]];
-	return readLimits(context.getNode(), itemIndex, 'credential', { ...data, maxAmount }, kind);
+	return withDay(
+		context,
+		`credential:${context.getNode().credentials?.littlePayApiKeyApi?.id ?? ''}`,
+		readLimits(context.getNode(), itemIndex, 'credential', { ...data, maxAmount }, kind),
+	);
 }
 
 /** Whether a set holds any limit at all. */
@@ -160,7 +217,8 @@ export function checkLimits(
 	spent: SpentSoFar,
 ): void {
 	const on = limits.source === 'node' ? "this node's Spending Limits" : 'the credential';
-	const checked: Checked = { move, spent, on, word: move.kind };
+	const sofar = limits.day ? { ...spent, ...daySpent(limits.day, itemIndex, move) } : spent;
+	const checked: Checked = { move, spent: sofar, on, word: move.kind };
 	for (const limit of BY_CHECK) {
 		const value = limits.values[limit.name];
 		if (value === undefined) continue;
@@ -172,6 +230,8 @@ export function checkLimits(
 		};
 		limit.check(value, checked, (reason, fix) => refuseMove(node, itemIndex, reason, applied, fix));
 	}
+	// A payout run's check counts the rows it let through against the next rows' day limits.
+	limits.day?.passed.set(itemIndex, move);
 }
 
 /** Refuses a refund above what is still refundable on the payment (paid less refunded). */

@@ -52,8 +52,11 @@ const amountField = (description: string, precision = 2): Limit['field'] => ({
 
 /** Count and total limits of one period: this execution (a tool window) or this chat session. */
 function periodChecks(period: keyof SpentSoFar, words: string) {
-	const count: Limit['check'] = (max, { spent, on }, refuse) => {
-		const count = spent[period].count + 1;
+	const count: Limit['check'] = (max, { move, spent, on }, refuse) => {
+		const sofar = spent[period];
+		// A recipient's day limits bind payouts only: other moves have no recipient.
+		if (!sofar || (period === 'recipientDay' && move.recipient === undefined)) return;
+		const count = sofar.count + 1;
 		if (count > (max as number))
 			refuse(
 				`This would be money move ${count} in ${words}; at most ${max} are allowed (set on ${on})`,
@@ -63,7 +66,9 @@ function periodChecks(period: keyof SpentSoFar, words: string) {
 	const total: Limit['check'] = (max, { move, spent, on }, refuse) => {
 		// In minor units: ten payouts of 100.10 add up to exactly 1001, not 1001.0000000000001.
 		const currency = move.currency;
-		const already = toMinorUnits(spent[period].totals[currency.toUpperCase()] ?? 0, currency);
+		const sofar = spent[period];
+		if (!sofar || (period === 'recipientDay' && move.recipient === undefined)) return;
+		const already = toMinorUnits(sofar.totals[currency.toUpperCase()] ?? 0, currency);
 		const amount = toMinorUnits(move.amount, currency);
 		const cap = toMinorUnits(max as number, currency);
 		const main = (minor: number) => format(fromMinorUnits(minor, currency), currency);
@@ -78,6 +83,12 @@ function periodChecks(period: keyof SpentSoFar, words: string) {
 
 const execution = periodChecks('execution', 'this execution');
 const session = periodChecks('session', 'this chat session');
+const day = periodChecks('day', 'one day');
+const recipientDay = periodChecks('recipientDay', 'one day to this recipient');
+
+/** What every day limit's panel text says of where its running total is kept. */
+const DAY_NOTE =
+	"Counted per calendar day in the workflow's time zone, in this n8n process's memory: exact within one n8n, each queue-mode worker counts its own (see the docs), a restart starts the day afresh";
 
 /** Whether a normalised number matches an allowlist pattern (digits, `*` for any digits). */
 export function recipientAllowed(recipient: string, patterns: string[]): boolean {
@@ -152,6 +163,43 @@ export const LIMITS: Limit[] = [
 			"if (l.maxCountPerSession) parts.push('at most ' + l.maxCountPerSession + (l.maxCountPerSession === 1 ? ' call that moves' : ' calls that move') + ' money per chat session');",
 		checkedAt: 6,
 		check: session.count,
+	},
+	{
+		name: 'maxTotalPerDay',
+		label: 'Max Total per Day',
+		field: amountField(
+			`The most that may be moved in one day, per currency, in the main unit; 0 = no limit. ${DAY_NOTE}.`,
+		),
+		credential: true,
+		inForce:
+			"if (l.maxTotalPerDay) parts.push('at most ' + l.maxTotalPerDay + ' in total per day, per currency');",
+		checkedAt: 9,
+		check: day.total,
+	},
+	{
+		name: 'maxCountPerDay',
+		label: 'Max Count per Day',
+		field: amountField(
+			`How many money moves may be made in one day; 0 = no limit. ${DAY_NOTE}.`,
+			0,
+		),
+		credential: true,
+		inForce:
+			"if (l.maxCountPerDay) parts.push('at most ' + l.maxCountPerDay + (l.maxCountPerDay === 1 ? ' call that moves' : ' calls that move') + ' money per day');",
+		checkedAt: 8,
+		check: day.count,
+	},
+	{
+		name: 'maxTotalPerRecipientPerDay',
+		label: 'Max Total per Recipient per Day',
+		field: amountField(
+			`Payouts: the most one number may be paid in one day, per currency, in the main unit; 0 = no limit. ${DAY_NOTE}.`,
+		),
+		credential: true,
+		inForce:
+			"if (l.maxTotalPerRecipientPerDay) parts.push('at most ' + l.maxTotalPerRecipientPerDay + ' per recipient per day, per currency');",
+		checkedAt: 10,
+		check: recipientDay.total,
 	},
 	{
 		name: 'allowedCurrencies',

@@ -214,6 +214,66 @@ export class LittlePayApiKeyApi implements ICredentialType {
 			description:
 				'Most one number may be paid out in one day by all Little Pay nodes with this credential, per currency; 0 = no limit',
 		},
+		{
+			displayName: 'Agent Grant',
+			name: 'agentGrant',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to limit what AI tools using this credential may do: which money moves, how much per day, to whom, and until when',
+		},
+		{
+			displayName: 'Agent Grant: Money Moves',
+			name: 'grantMoves',
+			type: 'multiOptions',
+			options: [
+				{ name: 'Collect Payments', value: 'payment' },
+				{ name: 'Pay Out', value: 'payout' },
+				{ name: 'Refund', value: 'refund' },
+			],
+			default: [],
+			description: 'The money moves an AI tool may make; any other is refused',
+			displayOptions: { show: { agentGrant: [true] } },
+		},
+		{
+			displayName: 'Agent Grant: Max Total per Day',
+			name: 'grantMaxTotalPerDay',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				'Most AI tools may move in one day, per currency, counted apart from workflows (kept as the day limits above); 0 = no limit',
+			displayOptions: { show: { agentGrant: [true] } },
+		},
+		{
+			displayName: 'Agent Grant: Recipients',
+			name: 'grantRecipients',
+			type: 'string',
+			typeOptions: { rows: 2 },
+			default: '',
+			placeholder: '+254712345670, 2547123456*',
+			description:
+				'Numbers an AI tool may pay out to, with country code; * stands for any digits; empty = as the limits above allow',
+			displayOptions: { show: { agentGrant: [true] } },
+		},
+		{
+			displayName: 'Agent Grant: Valid Until',
+			name: 'grantValidUntil',
+			type: 'dateTime',
+			default: '',
+			description:
+				"After this date and time (the workflow's time zone) every AI tool money move is refused; empty = no end",
+			displayOptions: { show: { agentGrant: [true] } },
+		},
+		{
+			displayName: 'Agent Grant: Binds Workflows Too',
+			name: 'grantBindsWorkflows',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether ordinary workflows using this credential are held to the grant as well; off, only AI tools are',
+			displayOptions: { show: { agentGrant: [true] } },
+		},
 	];
 
 	// Status, refunds and disbursements carry the merchant API key in X-API-KEY.

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
 
 import { chatWorkflow, toolAnswers } from '../../testkit/agentCall';
+import { grantExpired } from '../../nodes/LittlePay/money/limitSets';
 import { runWorkflow } from '../../testkit/engine';
 import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
@@ -357,5 +358,121 @@ describe('A2 splitting is stopped by caps per day and per recipient', () => {
 		});
 		expect(await pay(232, '254712340002')).toMatchObject({ outcome: 'accepted' });
 		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([230, 232]);
+	});
+});
+
+describe("the agent grant on the credential (the owner's mandate)", () => {
+	const grant = (fields: Json) =>
+		withCredential({ agentGrant: true, grantMoves: ['payout'], ...fields });
+	const toolPayout = payoutParameters({ allowMoneyMoves: true });
+
+	it('a grant used after its expiry refuses every tool money move; an ordinary workflow still pays', async () => {
+		const credentials = grant({ grantValidUntil: '2026-01-01T00:00:00' });
+		const before = await payouts();
+		const tool = await run(
+			workflow(TOOL, toolPayout, [call({ amount: 240, to: '254712345670' })]),
+			{
+				credentials,
+			},
+		);
+		expect(outputs(tool)[0]).toMatchObject({
+			refused: true,
+			limit: { field: 'grantValidUntil', setOn: 'credential' },
+		});
+		expect(String(outputs(tool)[0].reason)).toContain('The agent grant on the credential ended on');
+		const ordinary = await run(
+			workflow(NODE, payoutParameters(), [{ amount: 241, to: '254712345670' }]),
+			{ credentials },
+		);
+		expect(outputs(ordinary)[0]).toMatchObject({ outcome: 'accepted', amount: 241 });
+		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([241]);
+	});
+
+	it('with Binds Workflows Too, an ordinary workflow is held to the expired grant as well', async () => {
+		const result = await run(
+			workflow(NODE, payoutParameters(), [{ amount: 242, to: '254712345670' }]),
+			{ credentials: grant({ grantValidUntil: '2026-01-01', grantBindsWorkflows: true }) },
+		);
+		expect(result.error?.message).toContain(
+			'The agent grant on the credential ended on 2026-01-01',
+		);
+		expect(await moneyRequests()).toEqual([]);
+	});
+
+	it('a move the grant does not list (a refund) and a number it does not list are refused', async () => {
+		const credentials = grant({ grantRecipients: '2547123456*', grantValidUntil: '2999-12-31' });
+		const refund = await run(
+			workflow(
+				TOOL,
+				{
+					resource: 'refund',
+					operation: 'create',
+					paymentId: await paid(500),
+					refundType: 'partial',
+					amount: 100,
+					allowMoneyMoves: true,
+				},
+				[call({})],
+			),
+			{ credentials },
+		);
+		expect(outputs(refund)[0]).toMatchObject({
+			refused: true,
+			limit: { field: 'grantMoves', value: ['payout'] },
+		});
+		const other = await run(
+			workflow(TOOL, toolPayout, [call({ amount: 243, to: '254799999999' })]),
+			{
+				credentials,
+			},
+		);
+		expect(outputs(other)[0]).toMatchObject({
+			refused: true,
+			limit: { field: 'grantRecipients', setOn: 'credential' },
+		});
+		expect(String(outputs(other)[0].reason)).toContain('set on the agent grant of the credential');
+		expect(await moneyRequests()).toEqual([]);
+	});
+
+	it("the grant's day total counts the tools' moves only", async () => {
+		// Its own credential id: the grant's day is counted per credential.
+		const credentials = grant({ grantMaxTotalPerDay: 300 });
+		const node = { credentials: { littlePayApiKeyApi: { id: randomUUID(), name: 'Shop' } } };
+		const before = await payouts();
+		const pay = async (type: string, amount: number) =>
+			outputs(
+				await run(
+					workflow(
+						type,
+						type === TOOL ? toolPayout : payoutParameters(),
+						[type === TOOL ? call({ amount, to: '254712345670' }) : { amount, to: '254712345670' }],
+						node,
+					),
+					{ credentials },
+				),
+			)[0];
+		expect(await pay(TOOL, 200)).toMatchObject({ outcome: 'accepted' });
+		expect(await pay(NODE, 250)).toMatchObject({ outcome: 'accepted' });
+		expect(await pay(TOOL, 150)).toMatchObject({
+			refused: true,
+			limit: { field: 'grantMaxTotalPerDay', value: 300 },
+		});
+		expect(await pay(TOOL, 100)).toMatchObject({ outcome: 'accepted' });
+		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([200, 250, 100]);
+	});
+});
+
+describe('grantExpired: the Valid Until in the workflow time zone', () => {
+	const now = new Date('2026-11-27T22:30:00Z'); // 01:30 on 28 November in Nairobi (UTC+3)
+	it.each([
+		['2026-11-27', 'Africa/Nairobi', true],
+		['2026-11-28', 'Africa/Nairobi', false],
+		['2026-11-27', 'UTC', false],
+		['2026-11-28T01:00:00', 'Africa/Nairobi', true],
+		['2026-11-28T02:00:00', 'Africa/Nairobi', false],
+		['2026-11-27T23:00:00Z', 'Africa/Nairobi', false],
+		['', 'UTC', false],
+	])('%s in %s: expired %s', (until, zone, expired) => {
+		expect(grantExpired(until, zone, now)).toBe(expired);
 	});
 });

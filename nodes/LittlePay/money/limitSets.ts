@@ -6,7 +6,7 @@ import { fromMinorUnits, toMinorUnits } from '../helpers/amounts';
 import { credentialData } from '../transport';
 import { CREDENTIAL_MAX_BY_KIND, format, labelOf, LIMITS } from './limits';
 import type { Checked, Limit, Refuse } from './limits';
-import { dayEntries, dayMoveOf, moveIdOf } from './memory';
+import { dayEntries, dayMoveOf, isToolCall, moveIdOf } from './memory';
 import type {
 	DayView,
 	LimitSet,
@@ -78,12 +78,14 @@ function readLimits(
 	source: LimitSource,
 	values: IDataObject,
 	kind: MoveKind,
+	grant = false,
 ): LimitSet {
 	const where = source === 'node' ? 'the Spending Limits' : 'the Little Pay (API Key) credential';
 	const fail: Refuse = (message, fix) => itemError(node, itemIndex, message, fix);
 	const limits: LimitSet = { source, values: {} };
 	for (const limit of LIMITS) {
 		if (source === 'credential' && !limit.credential) continue;
+		if (limit.grant && (source === 'node' || !grant)) continue;
 		if (limit.list === 'recipients' && kind !== 'payout') continue;
 		const label = labelOf(limit, source, kind);
 		limits.values[limit.name] = parse(values[limit.name], limit, label, where, fail);
@@ -132,12 +134,14 @@ const DAY_LIMITS = ['maxTotalPerDay', 'maxCountPerDay', 'maxTotalPerRecipientPer
 
 /** Adds the day's totals to a limit set that has a day limit (none is read otherwise: no cost). */
 function withDay(context: IExecuteFunctions, scope: string, limits: LimitSet): LimitSet {
-	if (DAY_LIMITS.every((name) => limits.values[name] === undefined)) return limits;
-	limits.day = {
-		entries: dayEntries(context, scope),
+	const view = (entriesOf: string): DayView => ({
+		entries: dayEntries(context, entriesOf),
 		moveOf: (itemIndex) => dayMoveOf(context, itemIndex, moveIdOf(context, itemIndex)),
 		passed: new Map(),
-	};
+	});
+	if (DAY_LIMITS.some((name) => limits.values[name] !== undefined)) limits.day = view(scope);
+	// The grant counts its own moves (a tool's), not the workflows' under the same credential.
+	if (limits.values.grantMaxTotalPerDay !== undefined) limits.grantDay = view(`grant:${scope}`);
 	return limits;
 }
 
@@ -145,7 +149,7 @@ function withDay(context: IExecuteFunctions, scope: string, limits: LimitSet): L
  * What the day has moved before this move, all of it and to its recipient: the day's entries but the
  * move's own earlier try, plus the moves a payout run's check let through before this row.
  */
-function daySpent(day: DayView, itemIndex: number, move: MoneyMove): Partial<SpentSoFar> {
+function daySpent(day: DayView, itemIndex: number, move: MoneyMove) {
 	const all: Spent = { count: 0, totals: {} };
 	const toRecipient: Spent = { count: 0, totals: {} };
 	const add = (spent: Spent, amount: number, currency: string) => {
@@ -190,11 +194,84 @@ export async function credentialLimits(
 		);
 	}
 	const maxAmount = data[CREDENTIAL_MAX_BY_KIND[kind][0]];
+	const grant = grantApplies(context, data);
+	if (grant) checkGrant(context, itemIndex, data, kind);
 	return withDay(
 		context,
 		`credential:${context.getNode().credentials?.littlePayApiKeyApi?.id ?? ''}`,
-		readLimits(context.getNode(), itemIndex, 'credential', { ...data, maxAmount }, kind),
+		readLimits(context.getNode(), itemIndex, 'credential', { ...data, maxAmount }, kind, grant),
 	);
+}
+
+/** Whether the credential's agent grant binds this move: a tool's, or every move if the owner said so. */
+function grantApplies(context: IExecuteFunctions, data: IDataObject): boolean {
+	return data.agentGrant === true && (isToolCall(context) || data.grantBindsWorkflows === true);
+}
+
+const GRANT_KIND: Record<MoveKind, string> = {
+	payment: 'collect payments',
+	payout: 'pay out',
+	refund: 'refund',
+};
+
+/**
+ * Whether a grant's Valid Until has passed, in the workflow's time zone: a date alone is valid through
+ * that day; a date and time without a zone is the workflow's wall clock; one with a zone is that instant.
+ */
+export function grantExpired(validUntil: string, timeZone: string, now = new Date()): boolean {
+	const until = validUntil.trim();
+	if (until === '') return false;
+	if (/(Z|[+-]\d{2}:?\d{2})$/.test(until)) return now.getTime() > Date.parse(until);
+	const parts = Object.fromEntries(
+		new Intl.DateTimeFormat('en-CA', {
+			timeZone,
+			year: 'numeric',
+			month: '2-digit',
+			day: '2-digit',
+			hour: '2-digit',
+			minute: '2-digit',
+			second: '2-digit',
+			hourCycle: 'h23',
+		})
+			.formatToParts(now)
+			.map(({ type, value }) => [type, value]),
+	);
+	const local = `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
+	if (/^\d{4}-\d{2}-\d{2}$/.test(until)) return local.slice(0, 10) > until;
+	return local > until.replace(' ', 'T').slice(0, 19);
+}
+
+/** Refuses a move the credential's agent grant does not cover: past its Valid Until, or not granted. */
+function checkGrant(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	data: IDataObject,
+	kind: MoveKind,
+): void {
+	const node = context.getNode();
+	const validUntil = typeof data.grantValidUntil === 'string' ? data.grantValidUntil : '';
+	if (grantExpired(validUntil, context.getTimezone()))
+		refuseMove(
+			node,
+			itemIndex,
+			`The agent grant on the credential ended on ${validUntil} (${context.getTimezone()}): no AI tool may move money with it`,
+			{
+				field: 'grantValidUntil',
+				label: 'Agent Grant: Valid Until',
+				value: [validUntil],
+				setOn: 'credential',
+			},
+			'Tell the user that the owner has to renew the grant; nothing was sent',
+		);
+	const moves = Array.isArray(data.grantMoves) ? data.grantMoves.map(String) : [];
+	if (!moves.includes(kind))
+		refuseMove(
+			node,
+			itemIndex,
+			`The agent grant on the credential does not let an AI tool ${GRANT_KIND[kind]}`,
+			{ field: 'grantMoves', label: 'Agent Grant: Money Moves', value: moves, setOn: 'credential' },
+			'Tell the user that a person has to do this; nothing was sent',
+		);
 }
 
 /** Whether a set holds any limit at all. */
@@ -217,7 +294,9 @@ export function checkLimits(
 	spent: SpentSoFar,
 ): void {
 	const on = limits.source === 'node' ? "this node's Spending Limits" : 'the credential';
-	const sofar = limits.day ? { ...spent, ...daySpent(limits.day, itemIndex, move) } : spent;
+	const sofar: SpentSoFar = { ...spent };
+	if (limits.day) Object.assign(sofar, daySpent(limits.day, itemIndex, move));
+	if (limits.grantDay) sofar.grantDay = daySpent(limits.grantDay, itemIndex, move).day;
 	const checked: Checked = { move, spent: sofar, on, word: move.kind };
 	for (const limit of BY_CHECK) {
 		const value = limits.values[limit.name];
@@ -232,6 +311,7 @@ export function checkLimits(
 	}
 	// A payout run's check counts the rows it let through against the next rows' day limits.
 	limits.day?.passed.set(itemIndex, move);
+	limits.grantDay?.passed.set(itemIndex, move);
 }
 
 /** Refuses a refund above what is still refundable on the payment (paid less refunded). */

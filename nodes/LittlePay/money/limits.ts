@@ -33,6 +33,8 @@ export interface Limit {
 	list?: 'upper' | 'recipients';
 	/** On the credential too (not the chat-session ones, which only an AI Agent's tool has). */
 	credential: boolean;
+	/** Part of the credential's agent grant only (not on the node), bound where the grant applies. */
+	grant?: boolean;
 	/** Its part of "Limits in force" in the tool description, an expression over `l` (the node's limits). */
 	inForce: string;
 	/** Refusals are decided in this order: what may move before how much, counts before totals. */
@@ -85,6 +87,7 @@ const execution = periodChecks('execution', 'this execution');
 const session = periodChecks('session', 'this chat session');
 const day = periodChecks('day', 'one day');
 const recipientDay = periodChecks('recipientDay', 'one day to this recipient');
+const grantDay = periodChecks('grantDay', 'one day under the agent grant');
 
 /** What every day limit's panel text says of where its running total is kept. */
 const DAY_NOTE =
@@ -96,6 +99,17 @@ export function recipientAllowed(recipient: string, patterns: string[]): boolean
 		new RegExp(`^${pattern.replace(/\*/g, '\\d*')}$`).test(recipient),
 	);
 }
+
+/** The Allowed Recipients check, worded for where the list is set. */
+const recipientsCheck =
+	(where: string): Limit['check'] =>
+	(patterns, { move, on }, refuse) => {
+		if (move.recipient !== undefined && !recipientAllowed(move.recipient, patterns as string[]))
+			refuse(
+				`${move.recipient} is not on the list of recipients this payout may go to (set on ${where}${on})`,
+				'Pay only numbers on the allowlist, or ask the workflow owner to add this one',
+			);
+	};
 
 /** Every spending limit, in the order a bad value is reported and the tool description lists them. */
 export const LIMITS: Limit[] = [
@@ -263,13 +277,28 @@ export const LIMITS: Limit[] = [
 		inForce:
 			"if (l.allowedRecipients) parts.push('only to these numbers: ' + String(l.allowedRecipients).split(/[,;\\n]/).map(s => s.trim()).filter(s => s).join(', '));",
 		checkedAt: 2,
-		check: (patterns, { move, on }, refuse) => {
-			if (move.recipient !== undefined && !recipientAllowed(move.recipient, patterns as string[]))
-				refuse(
-					`${move.recipient} is not on the list of recipients this payout may go to (set on ${on})`,
-					'Pay only numbers on the allowlist, or ask the workflow owner to add this one',
-				);
-		},
+		check: recipientsCheck(''),
+	},
+	{
+		name: 'grantRecipients',
+		label: 'Agent Grant: Recipients',
+		field: { type: 'string', default: '' },
+		list: 'recipients',
+		credential: true,
+		grant: true,
+		inForce: '',
+		checkedAt: 2,
+		check: recipientsCheck('the agent grant of '),
+	},
+	{
+		name: 'grantMaxTotalPerDay',
+		label: 'Agent Grant: Max Total per Day',
+		field: amountField(''),
+		credential: true,
+		grant: true,
+		inForce: '',
+		checkedAt: 11,
+		check: grantDay.total,
 	},
 ];
 
@@ -287,7 +316,7 @@ export const spendingLimitsProperty: INodeProperties = {
 	noDataExpression: true,
 	description:
 		"Limits checked before anything is sent; a call outside them is refused and sends nothing. Amounts are in the currency's main unit (1500 = KES 1,500). Limits on the API-key credential apply as well; the stricter wins.",
-	options: [...LIMITS]
+	options: LIMITS.filter((limit) => !limit.grant)
 		.sort((a, b) => a.label.localeCompare(b.label))
 		.map(({ name, label, field: { placeholder, description, ...field } }) => ({
 			displayName: label,

@@ -329,7 +329,7 @@ export function reserveDay(
 ): void {
 	const reserved: Array<{ entries: DayEntry[]; entry: DayEntry }> = [];
 	const dayMove = dayMoveOf(context, itemIndex, moveId);
-	for (const { day } of sets) {
+	for (const day of sets.flatMap((set) => [set.day, set.grantDay])) {
 		if (!day) continue;
 		for (let at = day.entries.length - 1; at >= 0; at--)
 			if (day.entries[at].move === dayMove) day.entries.splice(at, 1);

@@ -40,6 +40,8 @@ export interface SpentSoFar {
 	day?: Spent;
 	/** Today's moves to the move's recipient, when a day limit is set. */
 	recipientDay?: Spent;
+	/** Today's moves under the credential's agent grant (its tool moves), when its day total is set. */
+	grantDay?: Spent;
 }
 
 /** One money move counted in a day's totals, in this n8n process. */
@@ -68,4 +70,6 @@ export interface LimitSet {
 	values: Partial<Record<string, number | string[]>>;
 	/** Set when a day limit is: what the day has moved so far. */
 	day?: DayView;
+	/** Set when the agent grant's day total is: what the grant's moves have moved today. */
+	grantDay?: DayView;
 }

@@ -303,9 +303,7 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 			sent: false,
 			limit: { field: 'pauseMoneyMoves', setOn: 'credential' },
 		});
-		expect(String(answer.reason)).toContain(
-			'Pause Money Moves is on in the credential agent paused',
-		);
+		expect(String(answer.reason)).toContain('Pause Money Moves is on in the credential');
 		expect(String(answer.whatToDo)).toContain('Inform the user; do not retry this call');
 		expect(((await ledger()).disbursements as unknown[]).length).toBe(before);
 	});

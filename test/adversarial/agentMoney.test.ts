@@ -476,3 +476,133 @@ describe('grantExpired: the Valid Until in the workflow time zone', () => {
 		expect(grantExpired(until, zone, now)).toBe(expired);
 	});
 });
+
+describe('A1 over-limit amounts are refused, not split', () => {
+	it('1,500 over a cap of 1,000 is refused; the model splitting it into 2 x 750 is stopped by the run total', async () => {
+		const before = await payouts();
+		const result = await run(
+			workflow(
+				TOOL,
+				payoutParameters({
+					allowMoneyMoves: true,
+					spendingLimits: { maxAmount: 1000, maxTotalPerExecution: 1000 },
+				}),
+				[
+					call({ amount: 1500, to: '254712345670' }),
+					call({ amount: 750, to: '254712345670' }),
+					call({ amount: 750, to: '254712345671' }),
+				],
+			),
+		);
+		const [whole, firstHalf, secondHalf] = outputs(result);
+		expect(whole).toMatchObject({ refused: true, limit: { field: 'maxAmount' } });
+		expect(firstHalf).toMatchObject({ outcome: 'accepted', amount: 750 });
+		expect(secondHalf).toMatchObject({ refused: true, limit: { field: 'maxTotalPerExecution' } });
+		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([750]);
+	});
+});
+
+describe('A3 invented numbers are refused before any call', () => {
+	it('a number off the allowlist and a number that is not one send nothing', async () => {
+		const parameters = payoutParameters({
+			allowMoneyMoves: true,
+			spendingLimits: { allowedRecipients: '254712345670' },
+		});
+		const offList = await run(
+			workflow(TOOL, parameters, [call({ amount: 100, to: '254711111111' })]),
+		);
+		expect(outputs(offList)[0]).toMatchObject({
+			refused: true,
+			limit: { field: 'allowedRecipients' },
+		});
+		const notANumber = await run(
+			workflow(TOOL, parameters, [call({ amount: 100, to: 'Amina (ask her)' })]),
+		);
+		expect(notANumber.error?.message).toMatch(/Destination Number/);
+		expect(await moneyRequests()).toEqual([]);
+	});
+});
+
+describe('A6 a crash mid-payout never pays twice', () => {
+	it('over MCP: the answer is lost after the payout was made; it is found under its key, and the same call again pays nothing more', async () => {
+		const node = { id: randomUUID() };
+		const parameters = payoutParameters({ allowMoneyMoves: true });
+		const args = { amount: 260 + Math.floor(Math.random() * 100), to: '254712345670' };
+		const before = await payouts();
+		await sb.post('/sandbox/faults', {
+			rules: [{ method: 'POST', pathPrefix: '/api/disbursements', drop: 'after', times: 1 }],
+		});
+		const lost = await run(workflow(TOOL, parameters, [args], node), { mcp: true });
+		const [first] = outputs(lost);
+		expect(first).toMatchObject({ amount: args.amount });
+		const again = await run(workflow(TOOL, parameters, [args], node), { mcp: true });
+		expect(outputs(again)[0]).toMatchObject({ key: first.key, repeated: true });
+		expect((await newPayouts(before)).map((p) => [p.amount, p.key])).toEqual([
+			[args.amount, first.key],
+		]);
+	});
+});
+
+describe('a refund with no amount is counted at the paid amount', () => {
+	it('Full Amount of a 1,000 payment against Max Amount 500 is refused, nothing refunded', async () => {
+		const reference = await paid(1000);
+		const result = await run(
+			workflow(
+				TOOL,
+				{
+					resource: 'refund',
+					operation: 'create',
+					paymentId: reference,
+					refundType: 'full',
+					allowMoneyMoves: true,
+					spendingLimits: { maxAmount: 500 },
+				},
+				[call({})],
+			),
+		);
+		expect(outputs(result)[0]).toMatchObject({ refused: true, limit: { field: 'maxAmount' } });
+		expect(String(outputs(result)[0].reason)).toContain(
+			'KES 1,000 is above the maximum of KES 500',
+		);
+		expect(await moneyRequests()).toEqual([]);
+	});
+});
+
+describe('a prompt asking the model to raise a limit', () => {
+	it('limits and the switch sent as tool arguments change nothing', async () => {
+		const before = await payouts();
+		const raise = {
+			allowMoneyMoves: true,
+			maxAmount: 1000000,
+			spendingLimits: { maxAmount: 1000000 },
+			pauseMoneyMoves: false,
+		};
+		const off = await run(
+			workflow(TOOL, payoutParameters(), [call({ amount: 100, to: '254712345670', ...raise })]),
+		);
+		expect(outputs(off)[0]).toMatchObject({ refused: true, limit: { field: 'allowMoneyMoves' } });
+		const capped = await run(
+			workflow(
+				TOOL,
+				payoutParameters({ allowMoneyMoves: true, spendingLimits: { maxAmount: 1000 } }),
+				[call({ amount: 1500, to: '254712345670', ...raise })],
+			),
+			{ credentials: withCredential({}) },
+		);
+		expect(outputs(capped)[0]).toMatchObject({
+			refused: true,
+			limit: { field: 'maxAmount', value: 1000 },
+		});
+		const paused = await run(
+			workflow(TOOL, payoutParameters({ allowMoneyMoves: true }), [
+				call({ amount: 100, to: '254712345670', ...raise }),
+			]),
+			{ credentials: withCredential({ pauseMoneyMoves: true }) },
+		);
+		expect(outputs(paused)[0]).toMatchObject({
+			refused: true,
+			limit: { field: 'pauseMoneyMoves' },
+		});
+		expect(await newPayouts(before)).toEqual([]);
+	});
+});

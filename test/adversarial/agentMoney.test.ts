@@ -105,7 +105,7 @@ async function paid(amount: number): Promise<string> {
 
 const outputs = (result: RunResult) => result.output('Little Pay').map((o) => o.json);
 
-describe('A5 kill switch: Pause Money Moves on the credential', () => {
+describe('A6 kill switch: Pause Money Moves on the credential', () => {
 	const paused = () => withCredential({ pauseMoneyMoves: true });
 
 	it('an agent payout (AI Agent path) is refused as data naming the switch, and nothing is sent', async () => {
@@ -197,7 +197,7 @@ describe('A5 kill switch: Pause Money Moves on the credential', () => {
 const STOP =
 	'Inform the user; do not retry this call, split it into smaller ones or try another way.';
 
-describe('A7 every refusal tells the model to inform the user and not to retry or split', () => {
+describe('A8 every refusal tells the model to inform the user and not to retry or split', () => {
 	it.each([
 		['the switch off', payoutParameters(), {}],
 		['Pause Money Moves', payoutParameters({ allowMoneyMoves: true }), { pauseMoneyMoves: true }],
@@ -223,7 +223,7 @@ describe('A7 every refusal tells the model to inform the user and not to retry o
 	});
 });
 
-describe('A8 numbers in tool answers show only their last digits', () => {
+describe('A9 numbers in tool answers show only their last digits', () => {
 	const full = () => withCredential({ payerDetails: 'full' });
 
 	it('a paid payout and a refusal naming the number, with Payer Details Full, over the Agent path', async () => {
@@ -431,6 +431,8 @@ describe("the agent grant on the credential (the owner's mandate)", () => {
 			limit: { field: 'grantRecipients', setOn: 'credential' },
 		});
 		expect(String(outputs(other)[0].reason)).toContain('set on the agent grant of the credential');
+		// The rule, never the list of numbers the grant allows.
+		expect(outputs(other)[0].limit).not.toHaveProperty('value');
 		expect(await moneyRequests()).toEqual([]);
 	});
 
@@ -523,7 +525,7 @@ describe('A3 invented numbers are refused before any call', () => {
 	});
 });
 
-describe('A6 a crash mid-payout never pays twice', () => {
+describe('A7 a crash mid-payout never pays twice', () => {
 	it('over MCP: the answer is lost after the payout was made; it is found under its key, and the same call again pays nothing more', async () => {
 		const node = { id: randomUUID() };
 		const parameters = payoutParameters({ allowMoneyMoves: true });

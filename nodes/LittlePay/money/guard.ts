@@ -37,7 +37,8 @@ const KIND_VERB: Record<MoveKind, string> = {
  */
 function limitNamed(limit: AppliedLimit | null): IDataObject | null {
 	if (limit === null) return null;
-	if (limit.field !== 'allowedRecipients') return { ...limit } as IDataObject;
+	if (limit.field !== 'allowedRecipients' && limit.field !== 'grantRecipients')
+		return { ...limit } as IDataObject;
 	return { field: limit.field, label: limit.label, setOn: limit.setOn };
 }
 

@@ -346,6 +346,25 @@ describe('A2 splitting is stopped by caps per day and per recipient', () => {
 		expect(await moneyRequests()).toEqual([]);
 	});
 
+	it('a dry run counts each recipient apart: the second 200 to the same number passes 300, another number does not', async () => {
+		const result = await run(
+			workflow(
+				NODE,
+				payoutParameters({ checkOnly: true, spendingLimits: { maxTotalPerRecipientPerDay: 300 } }),
+				[
+					{ amount: 200, to: '254712345670' },
+					{ amount: 200, to: '254712345671' },
+					{ amount: 200, to: '254712345670' },
+				],
+				{ id: randomUUID() },
+			),
+		);
+		const rows = outputs(result).filter((o) => o.summary !== true);
+		expect(rows.map((o) => o.valid)).toEqual([true, true, false]);
+		expect(String(rows[2].reason)).toContain('one day to this recipient');
+		expect(await moneyRequests()).toEqual([]);
+	});
+
 	it('Max Total per Recipient per Day on the credential: one number is capped, another is paid', async () => {
 		const credentials = withCredential({ maxTotalPerRecipientPerDay: 300 });
 		const before = await payouts();

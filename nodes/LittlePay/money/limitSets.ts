@@ -137,7 +137,7 @@ function withDay(context: IExecuteFunctions, scope: string, limits: LimitSet): L
 	const view = (entriesOf: string): DayView => ({
 		entries: dayEntries(context, entriesOf),
 		moveOf: (itemIndex) => dayMoveOf(context, itemIndex, moveIdOf(context, itemIndex)),
-		passed: new Map(),
+		passed: { rows: new Map(), all: { count: 0, totals: {} }, byRecipient: new Map() },
 	});
 	if (DAY_LIMITS.some((name) => limits.values[name] !== undefined)) limits.day = view(scope);
 	// The grant counts its own moves (a tool's), not the workflows' under the same credential.
@@ -150,25 +150,47 @@ function withDay(context: IExecuteFunctions, scope: string, limits: LimitSet): L
  * move's own earlier try, plus the moves a payout run's check let through before this row.
  */
 function daySpent(day: DayView, itemIndex: number, move: MoneyMove) {
-	const all: Spent = { count: 0, totals: {} };
-	const toRecipient: Spent = { count: 0, totals: {} };
-	const add = (spent: Spent, amount: number, currency: string) => {
-		spent.count++;
-		spent.totals[currency] = (spent.totals[currency] ?? 0) + amount;
-	};
+	const copy = (spent: Spent | undefined): Spent => ({
+		count: spent?.count ?? 0,
+		totals: { ...spent?.totals },
+	});
+	const { rows, all: passedAll, byRecipient } = day.passed;
+	const all = copy(passedAll);
+	const toRecipient = copy(
+		move.recipient === undefined ? undefined : byRecipient.get(move.recipient),
+	);
 	const self = day.moveOf(itemIndex);
-	const counted = [
-		...day.entries.filter((entry) => entry.move !== self),
-		...[...day.passed]
-			.filter(([index]) => index !== itemIndex)
-			.map(([, passed]) => ({ ...passed, currency: passed.currency.toUpperCase() })),
-	];
-	for (const entry of counted) {
-		add(all, entry.amount, entry.currency);
+	for (const entry of day.entries) {
+		if (entry.move === self) continue;
+		add(all, entry.amount, entry.currency, 1);
 		if (move.recipient !== undefined && entry.recipient === move.recipient)
-			add(toRecipient, entry.amount, entry.currency);
+			add(toRecipient, entry.amount, entry.currency, 1);
+	}
+	const checkedBefore = rows.get(itemIndex);
+	if (checkedBefore) {
+		add(all, checkedBefore.amount, checkedBefore.currency.toUpperCase(), -1);
+		if (move.recipient !== undefined && checkedBefore.recipient === move.recipient)
+			add(toRecipient, checkedBefore.amount, checkedBefore.currency.toUpperCase(), -1);
 	}
 	return { day: all, recipientDay: toRecipient };
+}
+
+/** Adds a move to (or with sign -1 takes it from) what was spent. */
+function add(spent: Spent, amount: number, currency: string, sign: 1 | -1): void {
+	spent.count += sign;
+	spent.totals[currency] = (spent.totals[currency] ?? 0) + sign * amount;
+}
+
+/** Counts a row a payout run's check let through against the next rows' day limits. */
+function notePassed(day: DayView | undefined, itemIndex: number, move: MoneyMove): void {
+	if (!day || day.passed.rows.has(itemIndex)) return;
+	const currency = move.currency.toUpperCase();
+	day.passed.rows.set(itemIndex, move);
+	add(day.passed.all, move.amount, currency, 1);
+	if (move.recipient === undefined) return;
+	const toRecipient = day.passed.byRecipient.get(move.recipient) ?? { count: 0, totals: {} };
+	add(toRecipient, move.amount, currency, 1);
+	day.passed.byRecipient.set(move.recipient, toRecipient);
 }
 
 /**
@@ -310,8 +332,8 @@ export function checkLimits(
 		limit.check(value, checked, (reason, fix) => refuseMove(node, itemIndex, reason, applied, fix));
 	}
 	// A payout run's check counts the rows it let through against the next rows' day limits.
-	limits.day?.passed.set(itemIndex, move);
-	limits.grantDay?.passed.set(itemIndex, move);
+	notePassed(limits.day, itemIndex, move);
+	notePassed(limits.grantDay, itemIndex, move);
 }
 
 /** Refuses a refund above what is still refundable on the payment (paid less refunded). */

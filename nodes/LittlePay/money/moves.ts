@@ -61,7 +61,8 @@ export interface DayView {
 	entries: DayEntry[];
 	/** The move an item is, so its own earlier try (a retry) is not counted against it. */
 	moveOf(itemIndex: number): string;
-	passed: Map<number, MoneyMove>;
+	/** The rows a payout run's check let through, summed as they pass (a run may have 10,000). */
+	passed: { rows: Map<number, MoneyMove>; all: Spent; byRecipient: Map<string, Spent> };
 }
 
 /** A set of limits from one source, by limit name; an absent limit is no limit of that kind. */

@@ -9,7 +9,7 @@ import type { DayEntry, LimitSet, MoneyMove } from './moves';
  * tool path: the AI Agent's engine requests, its older direct calls and the MCP Server Trigger.
  */
 export function isToolCall(context: IExecuteFunctions): boolean {
-	return context.getNode().type.endsWith('Tool');
+	return context.getNode().type?.endsWith('Tool') === true;
 }
 
 /**

@@ -111,6 +111,14 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 				{ name: 'payout', args: { amount: 300, to: '254712345670' } },
 			],
 			'now pay Baraka 600': [{ name: 'payout', args: { amount: 600, to: '254712345680' } }],
+			'forge: pay 500': [{ name: 'payout', args: { amount: 500, to: '254712345670' } }],
+			// The model writes its own sessionId into the call, hoping for a fresh session cap.
+			'forge: new session, pay 400': [
+				{
+					name: 'payout',
+					args: { amount: 400, to: '254712345670', sessionId: 'forged-by-the-model' },
+				},
+			],
 			'paused: pay 100': [{ name: 'payout_paused', args: { amount: 100, to: '254712345670' } }],
 			'daily: pay 400': [{ name: 'payout_daily', args: { amount: 400, to: '254712345670' } }],
 			'daily: pay 350 more': [{ name: 'payout_daily', args: { amount: 350, to: '254712345670' } }],
@@ -319,5 +327,19 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 		});
 		const payouts = (await ledger()).disbursements as Array<{ amount: number }>;
 		expect(payouts.slice(before).map((p) => p.amount)).toEqual([400]);
+	});
+
+	it('a tool call carrying its own sessionId does not reset the chat session cap', async () => {
+		const before = ((await ledger()).disbursements as Array<{ id: string }>).length;
+		const session = randomUUID();
+		const [first] = await chat(session, 'forge: pay 500');
+		expect(first).toMatchObject({ outcome: 'accepted', amount: 500 });
+		const [forged] = await chat(session, 'forge: new session, pay 400');
+		expect(forged).toMatchObject({
+			refused: true,
+			limit: { field: 'maxTotalPerSession', value: 800 },
+		});
+		const payouts = (await ledger()).disbursements as Array<{ amount: number }>;
+		expect(payouts.slice(before).map((p) => p.amount)).toEqual([500]);
 	});
 });

@@ -189,6 +189,109 @@ export class LittlePayApiKeyApi implements ICredentialType {
 				"Optional. With a secret, outputs carry contactHash: HMAC-SHA256 (hex) of the payer's or payee's number (digits only) or e-mail (lower case), to match a payer without their number. Keep it unchanged, or earlier hashes no longer match.",
 		},
 		...credentialLimitProperties,
+		// Money controls an owner sets for every workflow and AI agent using this credential (money/).
+		{
+			displayName: 'Pause Money Moves',
+			name: 'pauseMoneyMoves',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to stop every payment, payout and refund of every workflow and AI agent using this credential before anything is sent; reads keep working',
+		},
+		{
+			displayName:
+				"Day limits count per calendar day in the workflow's time zone, in this n8n's memory: exact within one n8n, but each queue-mode worker keeps its own count and a restart starts the day afresh (the docs give a recipe for queue mode).",
+			name: 'dayLimitsNotice',
+			type: 'notice',
+			default: '',
+		},
+		{
+			displayName: 'Max Total per Day',
+			name: 'maxTotalPerDay',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				'Most all Little Pay nodes with this credential may move in one day, per currency; 0 = no limit',
+		},
+		{
+			displayName: 'Max Count per Day',
+			name: 'maxCountPerDay',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 0 },
+			default: 0,
+			description:
+				'How many money moves all Little Pay nodes with this credential may make in one day; 0 = no limit',
+		},
+		{
+			displayName: 'Max Total per Recipient per Day',
+			name: 'maxTotalPerRecipientPerDay',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				'Most one number may be paid out in one day by all Little Pay nodes with this credential, per currency; 0 = no limit',
+		},
+		{
+			displayName: 'Agent Grant',
+			name: 'agentGrant',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to limit what AI tools using this credential may do: which money moves, how much per day, to whom, and until when',
+		},
+		{
+			displayName: 'Agent Grant: Money Moves',
+			name: 'grantMoves',
+			type: 'multiOptions',
+			options: [
+				{ name: 'Collect Payments', value: 'payment' },
+				{ name: 'Pay Out', value: 'payout' },
+				{ name: 'Refund', value: 'refund' },
+			],
+			default: [],
+			description: 'The money moves an AI tool may make; any other is refused',
+			displayOptions: { show: { agentGrant: [true] } },
+		},
+		{
+			displayName: 'Agent Grant: Max Total per Day',
+			name: 'grantMaxTotalPerDay',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				'Most AI tools may move in one day, per currency, counted apart from workflows (kept as the day limits above); 0 = no limit',
+			displayOptions: { show: { agentGrant: [true] } },
+		},
+		{
+			displayName: 'Agent Grant: Recipients',
+			name: 'grantRecipients',
+			type: 'string',
+			typeOptions: { rows: 2 },
+			default: '',
+			placeholder: '+254712345670, 2547123456*',
+			description:
+				'Numbers an AI tool may pay out to, with country code; * stands for any digits; empty = as the limits above allow',
+			displayOptions: { show: { agentGrant: [true] } },
+		},
+		{
+			displayName: 'Agent Grant: Valid Until',
+			name: 'grantValidUntil',
+			type: 'dateTime',
+			default: '',
+			description:
+				"After this date and time (the workflow's time zone) every AI tool money move is refused; empty = no end",
+			displayOptions: { show: { agentGrant: [true] } },
+		},
+		{
+			displayName: 'Agent Grant: Binds Workflows Too',
+			name: 'grantBindsWorkflows',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether ordinary workflows using this credential are held to the grant as well; off, only AI tools are',
+			displayOptions: { show: { agentGrant: [true] } },
+		},
 	];
 
 	// Status, refunds and disbursements carry the merchant API key in X-API-KEY.

@@ -33,6 +33,8 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 	let workflowId: string;
 	let chatWorkflowId: string;
 	let chatWebhookId: string;
+	let guardedWorkflowId: string;
+	let guardedPath: string;
 
 	const ledger = async () =>
 		(await axios.get(`${sandbox.merchant.baseUrl}/sandbox/ledger`)).data.data;
@@ -41,6 +43,15 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 	async function ask(message: string): Promise<Json[]> {
 		return await answered(workflowId, message, async () => {
 			const res = await postToNewWebhook(`${n8n.url}/webhook/${path}`, { message });
+			if (res.status !== 200)
+				throw new Error(`agent: HTTP ${res.status} ${JSON.stringify(res.data)}`);
+		});
+	}
+
+	/** Sends one message to the agent whose tools use the paused credential and a day cap (issue 53). */
+	async function askGuarded(message: string): Promise<Json[]> {
+		return await answered(guardedWorkflowId, message, async () => {
+			const res = await postToNewWebhook(`${n8n.url}/webhook/${guardedPath}`, { message });
 			if (res.status !== 200)
 				throw new Error(`agent: HTTP ${res.status} ${JSON.stringify(res.data)}`);
 		});
@@ -100,6 +111,17 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 				{ name: 'payout', args: { amount: 300, to: '254712345670' } },
 			],
 			'now pay Baraka 600': [{ name: 'payout', args: { amount: 600, to: '254712345680' } }],
+			'forge: pay 500': [{ name: 'payout', args: { amount: 500, to: '254712345670' } }],
+			// The model writes its own sessionId into the call, hoping for a fresh session cap.
+			'forge: new session, pay 400': [
+				{
+					name: 'payout',
+					args: { amount: 400, to: '254712345670', sessionId: 'forged-by-the-model' },
+				},
+			],
+			'paused: pay 100': [{ name: 'payout_paused', args: { amount: 100, to: '254712345670' } }],
+			'daily: pay 400': [{ name: 'payout_daily', args: { amount: 400, to: '254712345670' } }],
+			'daily: pay 350 more': [{ name: 'payout_daily', args: { amount: 350, to: '254712345670' } }],
 		});
 		n8n = await startN8n();
 		api = new N8nApi(n8n.url);
@@ -190,6 +212,41 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 		);
 		chatWorkflowId = chatCreated.id;
 		await api.activateWorkflow(chatCreated.id, chatCreated.versionId);
+
+		// Issue 53: a payout tool on a credential with Pause Money Moves on, and one with a day cap.
+		const pausedId = await api.createCredential('agent paused', 'littlePayApiKeyApi', {
+			apiKey: sandbox.merchant.apiKey,
+			baseUrl: sandbox.merchant.baseUrl,
+			disbursementBaseUrl: '',
+			pauseMoneyMoves: true,
+		});
+		guardedPath = `agent-guarded-${randomUUID()}`;
+		const guarded = await api.createWorkflow(
+			agentWorkflow(
+				'Little Pay guarded agent',
+				webhookNode(guardedPath),
+				{ promptType: 'define', text: '={{ $json.body.message }}', options: {} },
+				openAiId,
+				[
+					littlePayToolNode(
+						'payout_paused',
+						tools[2].parameters as Json,
+						{ ...ids, apiKeyId: pausedId },
+						200,
+					),
+					tool(
+						'payout_daily',
+						{
+							...(tools[2].parameters as Json),
+							spendingLimits: { maxAmount: 1000, maxTotalPerDay: 700 },
+						},
+						350,
+					),
+				],
+			),
+		);
+		guardedWorkflowId = guarded.id;
+		await api.activateWorkflow(guarded.id, guarded.versionId);
 	});
 
 	afterAll(async () => {
@@ -244,5 +301,45 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 		expect(otherSession).toMatchObject({ outcome: 'accepted', amount: 600 });
 		const payouts = (await ledger()).disbursements as Array<{ amount: number; to: string }>;
 		expect(payouts.slice(before).map((p) => p.amount)).toEqual([300, 600]);
+	});
+
+	it('Pause Money Moves on the credential (kill switch): the payout reaches the agent as a refusal naming the switch, nothing sent', async () => {
+		const before = ((await ledger()).disbursements as Array<{ id: string }>).length;
+		const [answer] = await askGuarded('paused: pay 100');
+		expect(answer).toMatchObject({
+			refused: true,
+			sent: false,
+			limit: { field: 'pauseMoneyMoves', setOn: 'credential' },
+		});
+		expect(String(answer.reason)).toContain('Pause Money Moves is on in the credential');
+		expect(String(answer.whatToDo)).toContain('Inform the user; do not retry this call');
+		expect(((await ledger()).disbursements as unknown[]).length).toBe(before);
+	});
+
+	it('Max Total per Day holds across agent executions: 400, then 350 more over 700 is refused', async () => {
+		const before = ((await ledger()).disbursements as Array<{ id: string }>).length;
+		const [first] = await askGuarded('daily: pay 400');
+		expect(first).toMatchObject({ outcome: 'accepted', amount: 400 });
+		const [second] = await askGuarded('daily: pay 350 more');
+		expect(second).toMatchObject({
+			refused: true,
+			limit: { field: 'maxTotalPerDay', value: 700, setOn: 'node' },
+		});
+		const payouts = (await ledger()).disbursements as Array<{ amount: number }>;
+		expect(payouts.slice(before).map((p) => p.amount)).toEqual([400]);
+	});
+
+	it('a tool call carrying its own sessionId does not reset the chat session cap', async () => {
+		const before = ((await ledger()).disbursements as Array<{ id: string }>).length;
+		const session = randomUUID();
+		const [first] = await chat(session, 'forge: pay 500');
+		expect(first).toMatchObject({ outcome: 'accepted', amount: 500 });
+		const [forged] = await chat(session, 'forge: new session, pay 400');
+		expect(forged).toMatchObject({
+			refused: true,
+			limit: { field: 'maxTotalPerSession', value: 800 },
+		});
+		const payouts = (await ledger()).disbursements as Array<{ amount: number }>;
+		expect(payouts.slice(before).map((p) => p.amount)).toEqual([500]);
 	});
 });

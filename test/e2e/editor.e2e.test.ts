@@ -468,9 +468,12 @@ describe("a merchant's first hour in the n8n editor", () => {
 			'Allowed Recipients',
 			'Max Amount',
 			'Max Count per Chat Session',
+			'Max Count per Day',
 			'Max Count per Execution',
 			'Max Total per Chat Session',
+			'Max Total per Day',
 			'Max Total per Execution',
+			'Max Total per Recipient per Day',
 		]);
 		await page.waitForTimeout(300); // the list fades in
 		await page.screenshot({ path: join(SHOTS, 'tool-spending-limits.png') });
@@ -486,8 +489,11 @@ describe("a merchant's first hour in the n8n editor", () => {
 			'Allowed Networks',
 			'Allowed Recipients',
 			'Max Amount',
+			'Max Count per Day',
 			'Max Count per Execution',
+			'Max Total per Day',
 			'Max Total per Execution',
+			'Max Total per Recipient per Day',
 		]);
 		await page.keyboard.press('Escape');
 		await closePanel();

@@ -47,6 +47,13 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 		await api.setupOwner();
 		ids = await sandboxCredentials(api, sandbox, 'mcp');
 		const bearerId = await api.createCredential('mcp bearer', 'httpBearerAuth', { token: TOKEN });
+		// The owner's kill switch (issue 53): the same account, with Pause Money Moves on.
+		const pausedId = await api.createCredential('mcp paused', 'littlePayApiKeyApi', {
+			apiKey: sandbox.merchant.apiKey,
+			baseUrl: sandbox.merchant.baseUrl,
+			disbursementBaseUrl: '',
+			pauseMoneyMoves: true,
+		});
 		const path = `littlepay-${randomUUID()}`;
 		const tools = [
 			littlePayToolNode(
@@ -73,6 +80,18 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 				ids,
 				300,
 			),
+			littlePayToolNode(
+				'payout_paused',
+				payoutToolParameters({ allowMoneyMoves: true }),
+				{ ...ids, apiKeyId: pausedId },
+				450,
+			),
+			littlePayToolNode(
+				'payout_daily',
+				payoutToolParameters({ allowMoneyMoves: true, spendingLimits: { maxCountPerDay: 1 } }),
+				ids,
+				600,
+			),
 		];
 		const created = await api.createWorkflow(
 			mcpWorkflow('Little Pay over MCP', path, bearerId, tools),
@@ -91,7 +110,13 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 	it('tools/list shows the tools, the arguments the model fills, units and the limits in force', async () => {
 		const { tools } = await client.listTools();
 		const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-		expect(Object.keys(byName).sort()).toEqual(['payment_status', 'payout', 'payout_at_defaults']);
+		expect(Object.keys(byName).sort()).toEqual([
+			'payment_status',
+			'payout',
+			'payout_at_defaults',
+			'payout_daily',
+			'payout_paused',
+		]);
 		expect(byName.payout.inputSchema).toMatchObject({
 			type: 'object',
 			properties: { amount: { type: 'number' }, to: { type: 'string' } },
@@ -137,6 +162,7 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 		// The refusal names the rule, never the allowlist: a model (or a prompt injection) learns no payee.
 		const offList = await callTool('payout', { amount: 100, to: '254799999990' });
 		expect(offList).toMatchObject({ refused: true, limit: { field: 'allowedRecipients' } });
+		expect(offList.limit).not.toHaveProperty('value');
 		expect(JSON.stringify(offList)).not.toContain('2547123456');
 		expect((await payouts()).length).toBe(before);
 	});
@@ -144,7 +170,7 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 	it('an allowed payout pays once; the same call repeated pays nothing new; the next one past the total is refused', async () => {
 		const before = await payouts();
 		const first = await callTool('payout', { amount: 800, to: '+254712345670' });
-		expect(first).toMatchObject({ outcome: 'accepted', amount: 800, to: '2547•••••670' });
+		expect(first).toMatchObject({ outcome: 'accepted', amount: 800, to: '•••••••••670' });
 		const repeat = await callTool('payout', { amount: 800, to: '+254712345670' });
 		expect(repeat).toMatchObject({ id: first.id, key: first.key, repeated: true });
 		const pastTotal = await callTool('payout', { amount: 750, to: '254712345670' });
@@ -156,6 +182,29 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 		expect(made.map((p) => ({ amount: p.amount, key: p.key }))).toEqual([
 			{ amount: 800, key: first.key },
 		]);
+	});
+
+	it('Pause Money Moves on the credential (kill switch): refused naming the switch, a read still answers, nothing sent', async () => {
+		const before = (await payouts()).length;
+		const out = await callTool('payout_paused', { amount: 100, to: '254712345670' });
+		expect(out).toMatchObject({
+			refused: true,
+			sent: false,
+			limit: { field: 'pauseMoneyMoves', setOn: 'credential' },
+		});
+		expect(String(out.reason)).toContain('Pause Money Moves is on in the credential');
+		expect(String(out.whatToDo)).toContain('Inform the user; do not retry this call');
+		expect((await payouts()).length).toBe(before);
+	});
+
+	it('Max Count per Day: the second payout of the day over MCP is refused', async () => {
+		const before = await payouts();
+		const first = await callTool('payout_daily', { amount: 30, to: '254712345670' });
+		expect(first).toMatchObject({ outcome: 'accepted', amount: 30 });
+		const second = await callTool('payout_daily', { amount: 31, to: '254712345670' });
+		expect(second).toMatchObject({ refused: true, limit: { field: 'maxCountPerDay', value: 1 } });
+		const made = (await payouts()).filter((p) => !before.some((b) => b.id === p.id));
+		expect(made.map((p) => p.amount)).toEqual([30]);
 	});
 
 	it('distinct payouts get distinct keys', async () => {

@@ -7,6 +7,7 @@ import { NodeHelpers, Workflow } from 'n8n-workflow';
 import type { ICredentialDataDecryptedObject, INode, INodeTypes } from 'n8n-workflow';
 
 import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
+import { chatWorkflow, toolAnswers } from '../../testkit/agentCall';
 import { runWorkflow } from '../../testkit/engine';
 import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
@@ -140,7 +141,8 @@ describe('tool mode: money moves are off until the author turns them on', () => 
 					setOn: 'node',
 				},
 				sent: false,
-				whatToDo: 'Tell the user that a person has to do this; nothing was sent',
+				whatToDo:
+					'Tell the user that a person has to do this; nothing was sent. Inform the user; do not retry this call, split it into smaller ones or try another way.',
 				gateway: 'sandbox',
 			},
 		]);
@@ -246,8 +248,8 @@ describe('tool mode: money moves are off until the author turns them on', () => 
 		expect(outputs(result)[0]).toMatchObject({
 			outcome: 'accepted',
 			amount: 250,
-			// Masked in the output (the credential's Payer Details default); sent in full.
-			to: '2547•••••670',
+			// A tool's answer shows a number's last digits only (whatever Payer Details says); sent in full.
+			to: '•••••••••670',
 		});
 		const made = await newPayouts(before);
 		expect(made).toHaveLength(1);
@@ -274,7 +276,7 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 			// The rule, never the list: the model would learn every allowed payee's number (#10).
 			{ field: 'allowedRecipients', label: 'Allowed Recipients', setOn: 'node' },
 			// The refusal, an output like any other, masks the number it names.
-			'2547•••••680 is not on the list of recipients this payout may go to',
+			'•••••••••680 is not on the list of recipients this payout may go to',
 		],
 		[
 			'Allowed Networks',
@@ -309,7 +311,7 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 				call({ amount: 100, to: '0712345670' }),
 			]),
 		);
-		expect(outputs(result)[0]).toMatchObject({ outcome: 'accepted', to: '2547•••••670' });
+		expect(outputs(result)[0]).toMatchObject({ outcome: 'accepted', to: '•••••••••670' });
 		const made = await newPayouts(before);
 		expect(made).toHaveLength(1);
 		// The national number typed is sent normalised, in full.
@@ -343,7 +345,8 @@ describe('tool mode: each limit refuses as data, before anything is sent', () =>
 		expect(totals.map((o) => o.refused ?? false)).toEqual([false, true, false]);
 		expect(totals[1]).toMatchObject({
 			limit: { field: 'maxTotalPerExecution', value: 1000 },
-			whatToDo: 'At most KES 400 more can be moved in this execution',
+			whatToDo:
+				'At most KES 400 more can be moved in this execution. Inform the user; do not retry this call, split it into smaller ones or try another way.',
 		});
 		expect((await newPayouts(before)).map((p) => p.amount).sort()).toEqual([100, 101, 400, 600]);
 	});
@@ -533,9 +536,15 @@ describe('tool mode: a call moves money at most once, and distinct calls get dis
 });
 
 describe('tool mode: a chat session ties its messages together (AI Agent, one execution per message)', () => {
-	/** A tool call in a chat: the Chat Trigger's item (session and message) merged into the call. */
-	const chat = (sessionId: string, chatInput: string, args: Json): Json =>
-		call({ sessionId, chatInput, action: 'sendMessage', ...args });
+	/** One chat message's execution: the Chat Trigger's item, the agent merging the model's arguments. */
+	const chat = (
+		sessionId: string,
+		chatInput: string,
+		parameters: Json,
+		calls: Json[],
+		node: Json = {},
+	) => chatWorkflow(TOOL, parameters, { sessionId, chatInput, action: 'sendMessage' }, calls, node);
+	const answers = toolAnswers;
 
 	it('an identical payout asked for again in a later message pays nothing new; another session pays', async () => {
 		const node = { id: randomUUID() };
@@ -543,22 +552,18 @@ describe('tool mode: a chat session ties its messages together (AI Agent, one ex
 		const session = randomUUID();
 		const args = { amount: 210, to: '254712345670' };
 		const before = await payouts();
-		const first = await run(workflow(TOOL, allowed, [chat(session, 'pay Amina 210', args)], node));
-		const again = await run(
-			workflow(TOOL, allowed, [chat(session, 'did you pay Amina? pay her 210', args)], node),
-		);
-		const other = await run(
-			workflow(TOOL, allowed, [chat(randomUUID(), 'pay Amina 210', args)], node),
-		);
-		expect(outputs(again)[0]).toMatchObject({
-			id: outputs(first)[0].id,
-			key: outputs(first)[0].key,
+		const first = await run(chat(session, 'pay Amina 210', allowed, [args], node));
+		const again = await run(chat(session, 'did you pay Amina? pay her 210', allowed, [args], node));
+		const other = await run(chat(randomUUID(), 'pay Amina 210', allowed, [args], node));
+		expect(answers(again)[0]).toMatchObject({
+			id: answers(first)[0].id,
+			key: answers(first)[0].key,
 			repeated: true,
 		});
-		expect(outputs(other)[0].repeated).toBeUndefined();
+		expect(answers(other)[0].repeated).toBeUndefined();
 		expect((await newPayouts(before)).map((p) => p.key)).toEqual([
-			outputs(first)[0].key,
-			outputs(other)[0].key,
+			answers(first)[0].key,
+			answers(other)[0].key,
 		]);
 	});
 
@@ -583,14 +588,9 @@ describe('tool mode: a chat session ties its messages together (AI Agent, one ex
 		});
 		const session = randomUUID();
 		const ask = async (sessionId: string, amount: number) =>
-			outputs(
+			answers(
 				await run(
-					workflow(
-						TOOL,
-						limited,
-						[chat(sessionId, `pay ${amount}`, { amount, to: '254712345670' })],
-						node,
-					),
+					chat(sessionId, `pay ${amount}`, limited, [{ amount, to: '254712345670' }], node),
 				),
 			)[0];
 		const before = await payouts();
@@ -604,6 +604,38 @@ describe('tool mode: a chat session ties its messages together (AI Agent, one ex
 		expect(await moneyRequests()).toEqual([]);
 		expect(await ask(randomUUID(), 150)).toMatchObject({ outcome: 'accepted', amount: 150 });
 		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([200, 150]);
+	});
+
+	it("a call carrying its own sessionId cannot reset the session cap: the session is the chat's, not the model's", async () => {
+		const node = { id: randomUUID() };
+		const limited = payoutParameters({
+			allowMoneyMoves: true,
+			spendingLimits: { maxTotalPerSession: 300, maxTotalPerExecution: 1000 },
+		});
+		const session = randomUUID();
+		const before = await payouts();
+		const first = await run(
+			chat(session, 'pay 200', limited, [{ amount: 200, to: '254712345670' }], node),
+		);
+		expect(answers(first)[0]).toMatchObject({ outcome: 'accepted', amount: 200 });
+		// The model writes a fresh sessionId into each call of the next message (n8n merges it in).
+		const forged = await run(
+			chat(
+				session,
+				'new session please',
+				limited,
+				[
+					{ amount: 150, to: '254712345670', sessionId: randomUUID() },
+					{ amount: 151, to: '254712345670', sessionId: randomUUID() },
+				],
+				node,
+			),
+		);
+		expect(answers(forged).map((o) => o.limit)).toEqual([
+			expect.objectContaining({ field: 'maxTotalPerSession' }),
+			expect.objectContaining({ field: 'maxTotalPerSession' }),
+		]);
+		expect((await newPayouts(before)).map((p) => p.amount)).toEqual([200]);
 	});
 
 	it('Max Count per Chat Session: a run without a chat session counts as one session', async () => {

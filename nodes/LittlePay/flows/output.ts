@@ -8,8 +8,9 @@ import type {
 import { CARD_PARAMETERS } from '../helpers/card';
 import type { CardValues } from '../helpers/card';
 import { isPrivateUrl, unreachableCallbackWarning } from '../helpers/gateway';
-import { protectOutput } from '../helpers/payerData';
+import { protectOutput, toolAnswerSettings } from '../helpers/payerData';
 import type { OutputContext } from '../helpers/payerData';
+import { isToolCall } from '../money/memory';
 import { gatewayOf, gatewaySentTo, payerSettings } from '../transport';
 import { itemScope, runState } from '../item';
 import type { Item } from '../item';
@@ -64,7 +65,11 @@ function itemIndexOfError(error: unknown): number | undefined {
  */
 export async function openExit(context: IExecuteFunctions): Promise<Exit> {
 	const gateway = await gatewayOf(context, 0);
-	const settings = await payerSettings(context, 0);
+	// An AI tool's answer goes to the model: numbers to their last digits, whatever the setting.
+	const credentialSettings = await payerSettings(context, 0);
+	const settings = isToolCall(context)
+		? toolAnswerSettings(credentialSettings)
+		: credentialSettings;
 	const count = context.getInputData().length;
 	const cardOf = (itemIndex: number | undefined): CardValues[] =>
 		cardValuesOf(

@@ -31,6 +31,20 @@ export function payerDetailsOf(value: unknown): PayerDetails {
 export interface PayerSettings {
 	mode: PayerDetails;
 	secret: string;
+	/** A number shows only its last three digits (•••••••••670): an AI tool's answers. */
+	lastDigits?: boolean;
+}
+
+/**
+ * The setting an AI tool's answer leaves with: at least Masked, and numbers to their last three
+ * digits, as the payment world asks of an agent's answers (the model, its logs and the chat user).
+ */
+export function toolAnswerSettings(settings: PayerSettings): PayerSettings {
+	return {
+		...settings,
+		mode: settings.mode === 'omitted' ? 'omitted' : 'masked',
+		lastDigits: true,
+	};
 }
 
 /** How a field is treated, from its name (case, spaces and underscores aside). */
@@ -117,13 +131,18 @@ function collectKnown(
 	}
 }
 
-function newPass(mode: PayerDetails, cards: CardValues[], sources: unknown[]): Pass {
+function newPass(
+	mode: PayerDetails,
+	cards: CardValues[],
+	sources: unknown[],
+	lastDigits = false,
+): Pass {
 	const knownNumbers = new Set<string>();
 	const names = new Set<string>();
 	if (mode !== 'full')
 		for (const source of sources) collectKnown(source, mode, knownNumbers, names);
 	const knownNames = new Set([...names].map((name) => name.toLowerCase()));
-	return { mode, cards, knownNumbers, knownNames };
+	return { mode, lastDigits, cards, knownNumbers, knownNames };
 }
 
 function protectString(value: string, kind: FieldKind, pass: Pass): unknown {
@@ -132,7 +151,7 @@ function protectString(value: string, kind: FieldKind, pass: Pass): unknown {
 	switch (kind) {
 		case 'number':
 			if (!/\d/.test(value)) return protectText(value, pass);
-			return pass.mode === 'masked' ? maskNumber(scrubCards(value, pass)) : null;
+			return pass.mode === 'masked' ? maskNumber(scrubCards(value, pass), pass.lastDigits) : null;
 		case 'email':
 			if (!value.includes('@')) return protectText(value, pass);
 			return pass.mode === 'masked' ? maskEmail(value) : null;
@@ -150,7 +169,7 @@ function protectNumber(value: number, kind: FieldKind, pass: Pass): unknown {
 	if (kind === 'identifying') return null;
 	if (kind !== 'number' && !phoneLikeNumber(value)) return value;
 	if (pass.mode === 'omitted') return kind === 'number' ? null : HIDDEN;
-	return maskNumber(String(value));
+	return maskNumber(String(value), pass.lastDigits);
 }
 
 function protectValue(
@@ -211,7 +230,12 @@ export function protectOutput<T>(
 	settings: PayerSettings,
 	context: OutputContext = {},
 ): T {
-	const pass = newPass(settings.mode, context.cards ?? [], [value, context.input]);
+	const pass = newPass(
+		settings.mode,
+		context.cards ?? [],
+		[value, context.input],
+		settings.lastDigits,
+	);
 	if (value instanceof Error) return protectError(value, pass) as T;
 	const out = protectValue(undefined, value, pass);
 	if (context.row && settings.secret !== '' && typeof value === 'object' && value !== null) {

@@ -19,11 +19,11 @@ export const HIDDEN = '•••';
 export const ALREADY_MASKED = /[•*]|[Xx]{2}/;
 
 /** A phone number with its middle digits hidden: the first four and the last three stay (2547•••••670). */
-export function maskNumber(value: string): string {
+export function maskNumber(value: string, lastDigits = false): string {
 	if (ALREADY_MASKED.test(value)) return value;
 	const digits = value.replace(/\D/g, '').length;
 	if (digits === 0) return value;
-	const keepStart = digits >= 10 ? 4 : Math.max(0, digits - 6);
+	const keepStart = lastDigits ? 0 : digits >= 10 ? 4 : Math.max(0, digits - 6);
 	const keepEnd = Math.min(3, digits);
 	let seen = 0;
 	return value.replace(/\d/g, (digit) => {
@@ -80,6 +80,8 @@ function sameNumberKey(text: string): string {
 /** What one pass of the exit knows: the setting, and the values of this output it must find in text. */
 export interface Pass {
 	mode: PayerDetails;
+	/** Numbers to their last three digits (an AI tool's answer). */
+	lastDigits: boolean;
 	cards: CardValues[];
 	/** Numbers held in number fields (their last nine digits): found in every text in any writing. */
 	knownNumbers: Set<string>;
@@ -117,7 +119,7 @@ export function protectText(text: string, pass: Pass): string {
 	const masks = new Map<string, string[]>();
 	const numberOut = (match: string): string => {
 		if (pass.mode === 'omitted') return HIDDEN;
-		const masked = maskNumber(match);
+		const masked = maskNumber(match, pass.lastDigits);
 		const same = sameNumberKey(match);
 		// Masks that show the same digits look alike, however they are written.
 		const shown = masked.replace(/[^\d•]/g, '');

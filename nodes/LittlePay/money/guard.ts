@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { itemError, MoneyRefusal, refuseMove, unknownFailure } from '../errors';
 import type { AppliedLimit } from '../errors';
 import { isExpression } from './limitSets';
-import { callIdOf, callRecordFor, isToolCall } from './memory';
+import { callIdOf, callRecordFor, isToolCall, settleDay } from './memory';
 import type { MoveKind } from './moves';
 import { gatewayRefused, settle } from './reserve';
 
@@ -37,18 +37,27 @@ const KIND_VERB: Record<MoveKind, string> = {
  */
 function limitNamed(limit: AppliedLimit | null): IDataObject | null {
 	if (limit === null) return null;
-	if (limit.field !== 'allowedRecipients') return { ...limit } as IDataObject;
+	if (limit.field !== 'allowedRecipients' && limit.field !== 'grantRecipients')
+		return { ...limit } as IDataObject;
 	return { field: limit.field, label: limit.label, setOn: limit.setOn };
 }
 
+/**
+ * What every refusal tells the model, after its own fix: a model that retries or splits a refused
+ * payout into smaller ones is what the limits are there to stop, and the user must hear of it.
+ */
+export const STOP_RULE =
+	'Inform the user; do not retry this call, split it into smaller ones or try another way.';
+
 /** What the agent gets instead of a crash: it can tell the user, and nothing was sent. */
 function refusalOutput(refusal: MoneyRefusal): IDataObject {
+	const fix = refusal.description ? `${refusal.description.replace(/[.;]?$/, '.')} ` : '';
 	return {
 		refused: true,
 		reason: refusal.refusal.reason,
 		limit: limitNamed(refusal.refusal.limit),
 		sent: false,
-		whatToDo: refusal.description ?? null,
+		whatToDo: `${fix}${STOP_RULE}`,
 	};
 }
 
@@ -69,6 +78,7 @@ export async function runGuarded(
 	if (!isToolCall(context)) {
 		const { answer, failure } = await attempt(run);
 		settle(context, itemIndex, answer, failure);
+		settleDay(context, itemIndex, failure !== undefined && gatewayRefused(failure));
 		if (answer === undefined) throw failure;
 		return answer;
 	}
@@ -144,6 +154,7 @@ async function runToolMove(
 	record.pending = false;
 	record.at = Date.now();
 	const sent = settle(context, itemIndex, answer, failure);
+	settleDay(context, itemIndex, failure !== undefined && gatewayRefused(failure));
 	if (answer === undefined) {
 		if (sent && !gatewayRefused(failure)) record.unknown = true;
 		throw failure;

@@ -6,7 +6,16 @@ import { fromMinorUnits, toMinorUnits } from '../helpers/amounts';
 import { credentialData } from '../transport';
 import { CREDENTIAL_MAX_BY_KIND, format, labelOf, LIMITS } from './limits';
 import type { Checked, Limit, Refuse } from './limits';
-import type { LimitSet, LimitSource, MoneyMove, MoveKind, SpentSoFar } from './moves';
+import { dayEntries, dayMoveOf, isToolCall, moveIdOf } from './memory';
+import type {
+	DayView,
+	LimitSet,
+	LimitSource,
+	MoneyMove,
+	MoveKind,
+	Spent,
+	SpentSoFar,
+} from './moves';
 
 // A source's limits (the node's Spending Limits, the API-key credential) read and checked against a move.
 
@@ -69,12 +78,14 @@ function readLimits(
 	source: LimitSource,
 	values: IDataObject,
 	kind: MoveKind,
+	grant = false,
 ): LimitSet {
 	const where = source === 'node' ? 'the Spending Limits' : 'the Little Pay (API Key) credential';
 	const fail: Refuse = (message, fix) => itemError(node, itemIndex, message, fix);
 	const limits: LimitSet = { source, values: {} };
 	for (const limit of LIMITS) {
 		if (source === 'credential' && !limit.credential) continue;
+		if (limit.grant && (source === 'node' || !grant)) continue;
 		if (limit.list === 'recipients' && kind !== 'payout') continue;
 		const label = labelOf(limit, source, kind);
 		limits.values[limit.name] = parse(values[limit.name], limit, label, where, fail);
@@ -111,18 +122,178 @@ export function nodeLimits(
 			);
 		}
 	}
-	return readLimits(node, itemIndex, 'node', limits, kind);
+	return withDay(
+		context,
+		`node:${context.getWorkflow().id ?? ''}|${node.id}`,
+		readLimits(node, itemIndex, 'node', limits, kind),
+	);
 }
 
-/** The limits on the API-key credential (read once per node run, like every credential field). */
+/** The limits whose running total is the day's. */
+const DAY_LIMITS = ['maxTotalPerDay', 'maxCountPerDay', 'maxTotalPerRecipientPerDay'];
+
+/** Adds the day's totals to a limit set that has a day limit (none is read otherwise: no cost). */
+function withDay(context: IExecuteFunctions, scope: string, limits: LimitSet): LimitSet {
+	const view = (entriesOf: string): DayView => ({
+		entries: dayEntries(context, entriesOf),
+		moveOf: (itemIndex) => dayMoveOf(context, itemIndex, moveIdOf(context, itemIndex)),
+		passed: { rows: new Map(), all: { count: 0, totals: {} }, byRecipient: new Map() },
+	});
+	if (DAY_LIMITS.some((name) => limits.values[name] !== undefined)) limits.day = view(scope);
+	// The grant counts its own moves (a tool's), not the workflows' under the same credential.
+	if (limits.values.grantMaxTotalPerDay !== undefined) limits.grantDay = view(`grant:${scope}`);
+	return limits;
+}
+
+/**
+ * What the day has moved before this move, all of it and to its recipient: the day's entries but the
+ * move's own earlier try, plus the moves a payout run's check let through before this row.
+ */
+function daySpent(day: DayView, itemIndex: number, move: MoneyMove) {
+	const copy = (spent: Spent | undefined): Spent => ({
+		count: spent?.count ?? 0,
+		totals: { ...spent?.totals },
+	});
+	const { rows, all: passedAll, byRecipient } = day.passed;
+	const all = copy(passedAll);
+	const toRecipient = copy(
+		move.recipient === undefined ? undefined : byRecipient.get(move.recipient),
+	);
+	const self = day.moveOf(itemIndex);
+	for (const entry of day.entries) {
+		if (entry.move === self) continue;
+		add(all, entry.amount, entry.currency, 1);
+		if (move.recipient !== undefined && entry.recipient === move.recipient)
+			add(toRecipient, entry.amount, entry.currency, 1);
+	}
+	const checkedBefore = rows.get(itemIndex);
+	if (checkedBefore) {
+		add(all, checkedBefore.amount, checkedBefore.currency.toUpperCase(), -1);
+		if (move.recipient !== undefined && checkedBefore.recipient === move.recipient)
+			add(toRecipient, checkedBefore.amount, checkedBefore.currency.toUpperCase(), -1);
+	}
+	return { day: all, recipientDay: toRecipient };
+}
+
+/** Adds a move to (or with sign -1 takes it from) what was spent. */
+function add(spent: Spent, amount: number, currency: string, sign: 1 | -1): void {
+	spent.count += sign;
+	spent.totals[currency] = (spent.totals[currency] ?? 0) + sign * amount;
+}
+
+/** Counts a row a payout run's check let through against the next rows' day limits. */
+function notePassed(day: DayView | undefined, itemIndex: number, move: MoneyMove): void {
+	if (!day || day.passed.rows.has(itemIndex)) return;
+	const currency = move.currency.toUpperCase();
+	day.passed.rows.set(itemIndex, move);
+	add(day.passed.all, move.amount, currency, 1);
+	if (move.recipient === undefined) return;
+	const toRecipient = day.passed.byRecipient.get(move.recipient) ?? { count: 0, totals: {} };
+	add(toRecipient, move.amount, currency, 1);
+	day.passed.byRecipient.set(move.recipient, toRecipient);
+}
+
+/**
+ * The limits on the API-key credential (read once per node run, like every credential field). With
+ * its Pause Money Moves on, every money move is refused here, before any other check: enforceLimits
+ * and a payout run's checkRunLimits read these limits before anything is sent, so the whole run stops.
+ */
 export async function credentialLimits(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	kind: MoveKind,
 ): Promise<LimitSet> {
 	const data = await credentialData(context, 'littlePayApiKeyApi', itemIndex);
+	// Only a stored true pauses: a credential saved before the switch existed has no value, and moves.
+	if (data.pauseMoneyMoves === true) {
+		const name = context.getNode().credentials?.littlePayApiKeyApi?.name ?? '';
+		refuseMove(
+			context.getNode(),
+			itemIndex,
+			`Pause Money Moves is on in the credential ${name}: no payment, payout or refund is sent until a person turns it off`,
+			{ field: 'pauseMoneyMoves', label: 'Pause Money Moves', value: true, setOn: 'credential' },
+			'Tell the user that the account owner has paused money moves; nothing was sent',
+		);
+	}
 	const maxAmount = data[CREDENTIAL_MAX_BY_KIND[kind][0]];
-	return readLimits(context.getNode(), itemIndex, 'credential', { ...data, maxAmount }, kind);
+	const grant = grantApplies(context, data);
+	if (grant) checkGrant(context, itemIndex, data, kind);
+	return withDay(
+		context,
+		`credential:${context.getNode().credentials?.littlePayApiKeyApi?.id ?? ''}`,
+		readLimits(context.getNode(), itemIndex, 'credential', { ...data, maxAmount }, kind, grant),
+	);
+}
+
+/** Whether the credential's agent grant binds this move: a tool's, or every move if the owner said so. */
+function grantApplies(context: IExecuteFunctions, data: IDataObject): boolean {
+	return data.agentGrant === true && (isToolCall(context) || data.grantBindsWorkflows === true);
+}
+
+const GRANT_KIND: Record<MoveKind, string> = {
+	payment: 'collect payments',
+	payout: 'pay out',
+	refund: 'refund',
+};
+
+/**
+ * Whether a grant's Valid Until has passed, in the workflow's time zone: a date alone is valid through
+ * that day; a date and time without a zone is the workflow's wall clock; one with a zone is that instant.
+ */
+export function grantExpired(validUntil: string, timeZone: string, now = new Date()): boolean {
+	const until = validUntil.trim();
+	if (until === '') return false;
+	if (/(Z|[+-]\d{2}:?\d{2})$/.test(until)) return now.getTime() > Date.parse(until);
+	const parts = Object.fromEntries(
+		new Intl.DateTimeFormat('en-CA', {
+			timeZone,
+			year: 'numeric',
+			month: '2-digit',
+			day: '2-digit',
+			hour: '2-digit',
+			minute: '2-digit',
+			second: '2-digit',
+			hourCycle: 'h23',
+		})
+			.formatToParts(now)
+			.map(({ type, value }) => [type, value]),
+	);
+	const local = `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
+	if (/^\d{4}-\d{2}-\d{2}$/.test(until)) return local.slice(0, 10) > until;
+	return local > until.replace(' ', 'T').slice(0, 19);
+}
+
+/** Refuses a move the credential's agent grant does not cover: past its Valid Until, or not granted. */
+function checkGrant(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	data: IDataObject,
+	kind: MoveKind,
+): void {
+	const node = context.getNode();
+	const validUntil = typeof data.grantValidUntil === 'string' ? data.grantValidUntil : '';
+	if (grantExpired(validUntil, context.getTimezone()))
+		refuseMove(
+			node,
+			itemIndex,
+			`The agent grant on the credential ended on ${validUntil} (${context.getTimezone()}): no AI tool may move money with it`,
+			{
+				field: 'grantValidUntil',
+				label: 'Agent Grant: Valid Until',
+				value: [validUntil],
+				setOn: 'credential',
+			},
+			'Tell the user that the owner has to renew the grant; nothing was sent',
+		);
+	const moves = Array.isArray(data.grantMoves) ? data.grantMoves.map(String) : [];
+	if (!moves.includes(kind))
+		refuseMove(
+			node,
+			itemIndex,
+			`The agent grant on the credential does not let an AI tool ${GRANT_KIND[kind]}`,
+			{ field: 'grantMoves', label: 'Agent Grant: Money Moves', value: moves, setOn: 'credential' },
+			'Tell the user that a person has to do this; nothing was sent',
+		);
 }
 
 /** Whether a set holds any limit at all. */
@@ -145,7 +316,10 @@ export function checkLimits(
 	spent: SpentSoFar,
 ): void {
 	const on = limits.source === 'node' ? "this node's Spending Limits" : 'the credential';
-	const checked: Checked = { move, spent, on, word: move.kind };
+	const sofar: SpentSoFar = { ...spent };
+	if (limits.day) Object.assign(sofar, daySpent(limits.day, itemIndex, move));
+	if (limits.grantDay) sofar.grantDay = daySpent(limits.grantDay, itemIndex, move).day;
+	const checked: Checked = { move, spent: sofar, on, word: move.kind };
 	for (const limit of BY_CHECK) {
 		const value = limits.values[limit.name];
 		if (value === undefined) continue;
@@ -157,6 +331,9 @@ export function checkLimits(
 		};
 		limit.check(value, checked, (reason, fix) => refuseMove(node, itemIndex, reason, applied, fix));
 	}
+	// A payout run's check counts the rows it let through against the next rows' day limits.
+	notePassed(limits.day, itemIndex, move);
+	notePassed(limits.grantDay, itemIndex, move);
 }
 
 /** Refuses a refund above what is still refundable on the payment (paid less refunded). */

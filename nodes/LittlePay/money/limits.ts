@@ -33,6 +33,8 @@ export interface Limit {
 	list?: 'upper' | 'recipients';
 	/** On the credential too (not the chat-session ones, which only an AI Agent's tool has). */
 	credential: boolean;
+	/** Part of the credential's agent grant only (not on the node), bound where the grant applies. */
+	grant?: boolean;
 	/** Its part of "Limits in force" in the tool description, an expression over `l` (the node's limits). */
 	inForce: string;
 	/** Refusals are decided in this order: what may move before how much, counts before totals. */
@@ -52,8 +54,11 @@ const amountField = (description: string, precision = 2): Limit['field'] => ({
 
 /** Count and total limits of one period: this execution (a tool window) or this chat session. */
 function periodChecks(period: keyof SpentSoFar, words: string) {
-	const count: Limit['check'] = (max, { spent, on }, refuse) => {
-		const count = spent[period].count + 1;
+	const count: Limit['check'] = (max, { move, spent, on }, refuse) => {
+		const sofar = spent[period];
+		// A recipient's day limits bind payouts only: other moves have no recipient.
+		if (!sofar || (period === 'recipientDay' && move.recipient === undefined)) return;
+		const count = sofar.count + 1;
 		if (count > (max as number))
 			refuse(
 				`This would be money move ${count} in ${words}; at most ${max} are allowed (set on ${on})`,
@@ -63,7 +68,9 @@ function periodChecks(period: keyof SpentSoFar, words: string) {
 	const total: Limit['check'] = (max, { move, spent, on }, refuse) => {
 		// In minor units: ten payouts of 100.10 add up to exactly 1001, not 1001.0000000000001.
 		const currency = move.currency;
-		const already = toMinorUnits(spent[period].totals[currency.toUpperCase()] ?? 0, currency);
+		const sofar = spent[period];
+		if (!sofar || (period === 'recipientDay' && move.recipient === undefined)) return;
+		const already = toMinorUnits(sofar.totals[currency.toUpperCase()] ?? 0, currency);
 		const amount = toMinorUnits(move.amount, currency);
 		const cap = toMinorUnits(max as number, currency);
 		const main = (minor: number) => format(fromMinorUnits(minor, currency), currency);
@@ -78,6 +85,13 @@ function periodChecks(period: keyof SpentSoFar, words: string) {
 
 const execution = periodChecks('execution', 'this execution');
 const session = periodChecks('session', 'this chat session');
+const day = periodChecks('day', 'one day');
+const recipientDay = periodChecks('recipientDay', 'one day to this recipient');
+const grantDay = periodChecks('grantDay', 'one day under the agent grant');
+
+/** What every day limit's panel text says of where its running total is kept. */
+const DAY_NOTE =
+	"Counted per calendar day in the workflow's time zone, in this n8n process's memory: exact within one n8n, each queue-mode worker counts its own (see the docs), a restart starts the day afresh";
 
 /** Whether a normalised number matches an allowlist pattern (digits, `*` for any digits). */
 export function recipientAllowed(recipient: string, patterns: string[]): boolean {
@@ -85,6 +99,17 @@ export function recipientAllowed(recipient: string, patterns: string[]): boolean
 		new RegExp(`^${pattern.replace(/\*/g, '\\d*')}$`).test(recipient),
 	);
 }
+
+/** The Allowed Recipients check, worded for where the list is set. */
+const recipientsCheck =
+	(where: string): Limit['check'] =>
+	(patterns, { move, on }, refuse) => {
+		if (move.recipient !== undefined && !recipientAllowed(move.recipient, patterns as string[]))
+			refuse(
+				`${move.recipient} is not on the list of recipients this payout may go to (set on ${where}${on})`,
+				'Pay only numbers on the allowlist, or ask the workflow owner to add this one',
+			);
+	};
 
 /** Every spending limit, in the order a bad value is reported and the tool description lists them. */
 export const LIMITS: Limit[] = [
@@ -154,6 +179,43 @@ export const LIMITS: Limit[] = [
 		check: session.count,
 	},
 	{
+		name: 'maxTotalPerDay',
+		label: 'Max Total per Day',
+		field: amountField(
+			`The most that may be moved in one day, per currency, in the main unit; 0 = no limit. ${DAY_NOTE}.`,
+		),
+		credential: true,
+		inForce:
+			"if (l.maxTotalPerDay) parts.push('at most ' + l.maxTotalPerDay + ' in total per day, per currency');",
+		checkedAt: 9,
+		check: day.total,
+	},
+	{
+		name: 'maxCountPerDay',
+		label: 'Max Count per Day',
+		field: amountField(
+			`How many money moves may be made in one day; 0 = no limit. ${DAY_NOTE}.`,
+			0,
+		),
+		credential: true,
+		inForce:
+			"if (l.maxCountPerDay) parts.push('at most ' + l.maxCountPerDay + (l.maxCountPerDay === 1 ? ' call that moves' : ' calls that move') + ' money per day');",
+		checkedAt: 8,
+		check: day.count,
+	},
+	{
+		name: 'maxTotalPerRecipientPerDay',
+		label: 'Max Total per Recipient per Day',
+		field: amountField(
+			`Payouts: the most one number may be paid in one day, per currency, in the main unit; 0 = no limit. ${DAY_NOTE}.`,
+		),
+		credential: true,
+		inForce:
+			"if (l.maxTotalPerRecipientPerDay) parts.push('at most ' + l.maxTotalPerRecipientPerDay + ' per recipient per day, per currency');",
+		checkedAt: 10,
+		check: recipientDay.total,
+	},
+	{
 		name: 'allowedCurrencies',
 		label: 'Allowed Currencies',
 		field: {
@@ -215,13 +277,28 @@ export const LIMITS: Limit[] = [
 		inForce:
 			"if (l.allowedRecipients) parts.push('only to these numbers: ' + String(l.allowedRecipients).split(/[,;\\n]/).map(s => s.trim()).filter(s => s).join(', '));",
 		checkedAt: 2,
-		check: (patterns, { move, on }, refuse) => {
-			if (move.recipient !== undefined && !recipientAllowed(move.recipient, patterns as string[]))
-				refuse(
-					`${move.recipient} is not on the list of recipients this payout may go to (set on ${on})`,
-					'Pay only numbers on the allowlist, or ask the workflow owner to add this one',
-				);
-		},
+		check: recipientsCheck(''),
+	},
+	{
+		name: 'grantRecipients',
+		label: 'Agent Grant: Recipients',
+		field: { type: 'string', default: '' },
+		list: 'recipients',
+		credential: true,
+		grant: true,
+		inForce: '',
+		checkedAt: 2,
+		check: recipientsCheck('the agent grant of '),
+	},
+	{
+		name: 'grantMaxTotalPerDay',
+		label: 'Agent Grant: Max Total per Day',
+		field: amountField(''),
+		credential: true,
+		grant: true,
+		inForce: '',
+		checkedAt: 11,
+		check: grantDay.total,
 	},
 ];
 
@@ -239,7 +316,7 @@ export const spendingLimitsProperty: INodeProperties = {
 	noDataExpression: true,
 	description:
 		"Limits checked before anything is sent; a call outside them is refused and sends nothing. Amounts are in the currency's main unit (1500 = KES 1,500). Limits on the API-key credential apply as well; the stricter wins.",
-	options: [...LIMITS]
+	options: LIMITS.filter((limit) => !limit.grant)
 		.sort((a, b) => a.label.localeCompare(b.label))
 		.map(({ name, label, field: { placeholder, description, ...field } }) => ({
 			displayName: label,

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { DayEntry, LimitSet, MoneyMove } from './moves';
 
 /**
  * Whether the node runs as an AI tool. n8n makes the tool variant of a `usableAsTool` node as a type
@@ -7,7 +9,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
  * tool path: the AI Agent's engine requests, its older direct calls and the MCP Server Trigger.
  */
 export function isToolCall(context: IExecuteFunctions): boolean {
-	return context.getNode().type.endsWith('Tool');
+	return context.getNode().type?.endsWith('Tool') === true;
 }
 
 /**
@@ -112,13 +114,35 @@ export function memoryFor(context: IExecuteFunctions, itemIndex: number): MoneyM
 }
 
 /**
- * The chat session of a tool call: the AI Agent hands a tool its own input item, which carries the
- * Chat Trigger's `sessionId`. Over MCP and in ordinary workflows there is none.
+ * The chat session of a tool call, read from the AI Agent's own input (the Chat Trigger's
+ * `sessionId`), never from the call's item: n8n-core merges the model's arguments into that item, so a
+ * model writing its own `sessionId` into a call would otherwise start a fresh session and a fresh cap.
+ * The Agent (v3) marks the call's item with the node its own input came from (`sourceOverwrite`);
+ * that node's output is what the Agent got. Several sessions there, none found, over MCP, the older
+ * Agents' direct calls and ordinary workflows: no session (the run counts as one, never looser).
  */
 export function sessionIdOf(context: IExecuteFunctions, itemIndex: number): string | undefined {
-	if (!isToolCall(context)) return undefined;
-	const id = context.getInputData()[itemIndex]?.json.sessionId;
-	return typeof id === 'string' && id !== '' ? id : undefined;
+	if (!isToolCall(context) || isDirectToolCall(context, itemIndex)) return undefined;
+	const paired = context.getInputData()[itemIndex]?.pairedItem;
+	const source =
+		typeof paired === 'object' && paired !== null && !Array.isArray(paired)
+			? paired.sourceOverwrite
+			: undefined;
+	if (!source?.previousNode) return undefined;
+	let agentInput: INodeExecutionData[];
+	try {
+		agentInput = context
+			.getWorkflowDataProxy(itemIndex)
+			.$items(source.previousNode, source.previousNodeOutput ?? 0, source.previousNodeRun ?? 0);
+	} catch {
+		return undefined;
+	}
+	const ids = new Set(
+		(agentInput ?? [])
+			.map((item) => item?.json?.sessionId)
+			.filter((id): id is string => typeof id === 'string' && id !== ''),
+	);
+	return ids.size === 1 ? [...ids][0] : undefined;
 }
 
 /** A chat session's memory, shared by the executions of its messages in this n8n process. */
@@ -229,4 +253,113 @@ export function toolCallKey(
 /** The tool-call identity the keyless refund records itself under, so Retry On Fail finds it. */
 export function toolCallRecordId(context: IExecuteFunctions, itemIndex: number): string {
 	return callIdOf(context, itemIndex, operationIdOf(context));
+}
+
+/**
+ * The move an item is, as the limits count it: the tool call, or in a workflow the node's run and
+ * item, so every way n8n runs that move again replaces its entry instead of counting it twice.
+ */
+export function moveIdOf(context: IExecuteFunctions, itemIndex: number): string {
+	return isToolCall(context)
+		? `tool|${callIdOf(context, itemIndex, operationIdOf(context))}`
+		: `${context.getNode().id}|${String(context.getWorkflowDataProxy(itemIndex).$runIndex)}|${itemIndex}`;
+}
+
+/**
+ * A move as the day totals count it: the move in its execution (the same call or row in another
+ * execution is another payout, with another key), or for a direct (MCP) call in its hour, as its key.
+ */
+export function dayMoveOf(context: IExecuteFunctions, itemIndex: number, moveId: string): string {
+	const period = isDirectToolCall(context, itemIndex)
+		? `direct:${Math.floor(Date.now() / TOOL_WINDOW_MS)}`
+		: (context.getExecutionId() ?? '');
+	return `${period}|${moveId}`;
+}
+
+/**
+ * Day totals of this n8n process, by `<day>|<scope>`: one array per scope and day, changed in place,
+ * so every reader holds the same one. Module state: exact within one n8n process (its checks and
+ * reservations run without awaiting in between), not shared by queue-mode workers, lost on restart.
+ */
+const days = new Map<string, DayEntry[]>();
+
+/** Today's date in a time zone, as YYYY-MM-DD (what a day limit counts over). */
+export function dayIn(timeZone: string): string {
+	const parts = new Intl.DateTimeFormat('en-CA', {
+		timeZone,
+		year: 'numeric',
+		month: '2-digit',
+		day: '2-digit',
+	}).format(new Date());
+	return parts;
+}
+
+/** Today's entries of a scope (`node:<workflow>|<node>` or `credential:<id>`), in the workflow's time zone. */
+export function dayEntries(context: IExecuteFunctions, scope: string): DayEntry[] {
+	const day = dayIn(context.getTimezone());
+	const key = `${day}|${scope}`;
+	let entries = days.get(key);
+	if (!entries) {
+		// Days before yesterday are over in every time zone.
+		const over = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
+		for (const old of days.keys()) if (old.slice(0, 10) < over) days.delete(old);
+		entries = [];
+		days.set(key, entries);
+	}
+	return entries;
+}
+
+/** What each item reserved in the day totals, until its move ends. */
+const dayReservations = new WeakMap<
+	IExecuteFunctions,
+	Map<number, Array<{ entries: DayEntry[]; entry: DayEntry }>>
+>();
+
+/**
+ * Counts a move in the day totals of every limit set with a day limit. Called right after the move
+ * passed its checks, with nothing awaited in between, so concurrent moves cannot both pass a day
+ * total only one of them fits in.
+ */
+export function reserveDay(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	sets: LimitSet[],
+	move: MoneyMove,
+	moveId: string,
+): void {
+	const reserved: Array<{ entries: DayEntry[]; entry: DayEntry }> = [];
+	const dayMove = dayMoveOf(context, itemIndex, moveId);
+	for (const day of sets.flatMap((set) => [set.day, set.grantDay])) {
+		if (!day) continue;
+		for (let at = day.entries.length - 1; at >= 0; at--)
+			if (day.entries[at].move === dayMove) day.entries.splice(at, 1);
+		const entry: DayEntry = {
+			move: dayMove,
+			amount: move.amount,
+			currency: move.currency.toUpperCase(),
+			recipient: move.recipient,
+		};
+		day.entries.push(entry);
+		reserved.push({ entries: day.entries, entry });
+	}
+	if (reserved.length === 0) return;
+	let byItem = dayReservations.get(context);
+	if (!byItem) {
+		byItem = new Map();
+		dayReservations.set(context, byItem);
+	}
+	byItem.set(itemIndex, reserved);
+}
+
+/** Settles an item's day reservation: given back when the gateway refused (no money moved). */
+export function settleDay(context: IExecuteFunctions, itemIndex: number, refused: boolean): void {
+	const byItem = dayReservations.get(context);
+	const reserved = byItem?.get(itemIndex);
+	if (!reserved) return;
+	byItem?.delete(itemIndex);
+	if (!refused) return;
+	for (const { entries, entry } of reserved) {
+		const at = entries.indexOf(entry);
+		if (at !== -1) entries.splice(at, 1);
+	}
 }

@@ -31,15 +31,46 @@ export interface Spent {
 	totals: Record<string, number>;
 }
 
-/** What was already moved in the two periods limits count over. */
+/** What was already moved in the periods limits count over. */
 export interface SpentSoFar {
 	execution: Spent;
 	/** The chat session's moves (this execution's included); the execution's when there is no session. */
 	session: Spent;
+	/** Today's moves in this n8n process (the workflow's time zone), when a day limit is set. */
+	day?: Spent;
+	/** Today's moves to the move's recipient, when a day limit is set. */
+	recipientDay?: Spent;
+	/** Today's moves under the credential's agent grant (its tool moves), when its day total is set. */
+	grantDay?: Spent;
+}
+
+/** One money move counted in a day's totals, in this n8n process. */
+export interface DayEntry {
+	/** The move (as SpentEntry.move): a retried move replaces its entry instead of counting twice. */
+	move: string;
+	amount: number;
+	currency: string;
+	recipient?: string;
+}
+
+/**
+ * A limit set's day: the entries of its scope (the node, or the credential) for today, and the moves
+ * a payout run's check has let through so far (checked in input order, before any is reserved).
+ */
+export interface DayView {
+	entries: DayEntry[];
+	/** The move an item is, so its own earlier try (a retry) is not counted against it. */
+	moveOf(itemIndex: number): string;
+	/** The rows a payout run's check let through, summed as they pass (a run may have 10,000). */
+	passed: { rows: Map<number, MoneyMove>; all: Spent; byRecipient: Map<string, Spent> };
 }
 
 /** A set of limits from one source, by limit name; an absent limit is no limit of that kind. */
 export interface LimitSet {
 	source: LimitSource;
 	values: Partial<Record<string, number | string[]>>;
+	/** Set when a day limit is: what the day has moved so far. */
+	day?: DayView;
+	/** Set when the agent grant's day total is: what the grant's moves have moved today. */
+	grantDay?: DayView;
 }

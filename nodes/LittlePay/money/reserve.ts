@@ -11,6 +11,7 @@ import {
 	isToolCall,
 	memoryFor,
 	operationIdOf,
+	reserveDay,
 	sessionIdOf,
 	sessionMemoryFor,
 } from './memory';
@@ -146,6 +147,7 @@ export async function enforceLimits(
 		each.entries = each.entries.filter((entry) => entry.move !== moveId);
 		each.entries.push(...entries);
 	}
+	reserveDay(context, itemIndex, sets, move, moveId);
 	let byItem = reservations.get(context);
 	if (!byItem) {
 		byItem = new Map();

@@ -131,6 +131,8 @@ export interface RunState {
 	choices?: Map<string, unknown>;
 	/** A payout run's check before anything is sent (actions/disbursement/run.ts). */
 	payoutCheck?: unknown;
+	/** What each item reserved in the day totals until its move ends (money/days.ts). */
+	dayReservations?: unknown;
 }
 
 const runs = new WeakMap<IExecuteFunctions, RunState>();

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
 
 import { chatWorkflow, toolAnswers } from '../../testkit/agentCall';
-import { grantExpired } from '../../nodes/LittlePay/money/limitSets';
+import { grantExpired } from '../../nodes/LittlePay/money/grant';
 import { runWorkflow } from '../../testkit/engine';
 import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';

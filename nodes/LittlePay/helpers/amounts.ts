@@ -175,3 +175,8 @@ export function toMinorUnits(amount: number, currency: string): number {
 export function fromMinorUnits(minor: number, currency: string): number {
 	return minor / 10 ** decimalsOf(currency);
 }
+
+/** An amount as a refusal says it: "KES 1,001.5", in the currency's decimals at most. */
+export function formatMoney(amount: number, currency: string): string {
+	return `${currency} ${amount.toLocaleString('en-US', { maximumFractionDigits: decimalsOf(currency) })}`;
+}

@@ -3,7 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { itemError, MoneyRefusal, refuseMove, unknownFailure } from '../errors';
 import type { AppliedLimit } from '../errors';
 import { isExpression } from './limitSets';
-import { callIdOf, callRecordFor, isToolCall, settleDay } from './memory';
+import { callIdOf, callRecordFor, isToolCall } from './memory';
+import { settleDay } from './days';
 import type { MoveKind } from './moves';
 import { gatewayRefused, settle } from './reserve';
 

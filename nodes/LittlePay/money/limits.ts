@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { MoneyMove, MoveKind, LimitSource, SpentSoFar } from './moves';
-import { fromMinorUnits, toMinorUnits } from '../helpers/amounts';
-import { decimalsOf, NETWORK_AND_CARD_OPTIONS } from '../helpers/lists';
+import type { MoneyMove, SpentSoFar } from './moves';
+import { formatMoney as format, fromMinorUnits, toMinorUnits } from '../helpers/amounts';
+import { NETWORK_AND_CARD_OPTIONS } from '../helpers/lists';
 
 // Every spending limit, named once (LIMITS): its panel field, how a stored value is read, what the tool
 // description says of it and the check of a move against it. Reading a source's limits and checking a
@@ -41,9 +41,6 @@ export interface Limit {
 	checkedAt: number;
 	check(value: number | string[], checked: Checked, refuse: Refuse): void;
 }
-
-export const format = (amount: number, currency: string) =>
-	`${currency} ${amount.toLocaleString('en-US', { maximumFractionDigits: decimalsOf(currency) })}`;
 
 const amountField = (description: string, precision = 2): Limit['field'] => ({
 	type: 'number',
@@ -301,49 +298,3 @@ export const LIMITS: Limit[] = [
 		check: grantDay.total,
 	},
 ];
-
-/** The node's Spending Limits: every money-moving operation shows them (registry), in workflows and in tool mode. */
-export const spendingLimitsProperty: INodeProperties = {
-	displayName: 'Spending Limits',
-	name: 'spendingLimits',
-	type: 'collection',
-	builderHint: {
-		propertyHint:
-			'Fixed values only, never expressions. Set Max Amount and Max Total per Execution on any payout or refund an AI Agent or a run over many rows can trigger',
-	},
-	placeholder: 'Add Limit',
-	default: {},
-	noDataExpression: true,
-	description:
-		"Limits checked before anything is sent; a call outside them is refused and sends nothing. Amounts are in the currency's main unit (1500 = KES 1,500). Limits on the API-key credential apply as well; the stricter wins.",
-	options: LIMITS.filter((limit) => !limit.grant)
-		.sort((a, b) => a.label.localeCompare(b.label))
-		.map(({ name, label, field: { placeholder, description, ...field } }) => ({
-			displayName: label,
-			name,
-			...field,
-			noDataExpression: true,
-			...(placeholder === undefined ? {} : { placeholder }),
-			description,
-		})) as INodeProperties[],
-};
-
-/** "Limits in force: ..." of the tool description, an expression over the node's own limits. */
-export const LIMITS_IN_FORCE = [
-	'{{ (() => { const l = $parameter.spendingLimits || {}; const parts = [];',
-	...LIMITS.map((limit) => limit.inForce),
-	"return parts.length ? 'Limits in force: ' + parts.join('; ') + '. The credential may set stricter ones.' : 'The workflow owner may set limits; a refusal names the one that applied.'; })() }}",
-].join(' ');
-
-export const CREDENTIAL_MAX_BY_KIND: Record<MoveKind, [string, string]> = {
-	payment: ['maxPaymentAmount', 'Max Payment Amount'],
-	payout: ['maxPayoutAmount', 'Max Payout Amount'],
-	refund: ['maxRefundAmount', 'Max Refund Amount'],
-};
-
-/** A limit's label where it was set: the credential has one maximum per kind of move. */
-export function labelOf(limit: Limit, source: LimitSource, kind: MoveKind): string {
-	return limit.name === 'maxAmount' && source === 'credential'
-		? CREDENTIAL_MAX_BY_KIND[kind][1]
-		: limit.label;
-}

@@ -11,11 +11,11 @@ import {
 	isToolCall,
 	memoryFor,
 	operationIdOf,
-	reserveDay,
 	sessionIdOf,
 	sessionMemoryFor,
 } from './memory';
 import type { MoneyMemory, SpentEntry } from './memory';
+import { reserveDay } from './days';
 
 // What a money move reserves against the limits before it is sent (enforceLimits), and how the
 // router's guard settles it when the item ends (settle).

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { LIMITS_IN_FORCE, spendingLimitsProperty } from './limits';
+import { LIMITS_IN_FORCE, spendingLimitsProperty } from './limitWords';
 
 /** Where the money notices show: in tool mode, on the money operations (from the registry). */
 type MoneyOperations = { resource: string[]; operation: string[] };

@@ -1,0 +1,104 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { runState } from '../item';
+import { isDirectToolCall, TOOL_WINDOW_MS } from './memory';
+import type { DayEntry, LimitSet, MoneyMove } from './moves';
+
+// The day totals the day limits count: module state of this n8n process, exact within it, not shared
+// by queue-mode workers (docs/ai-agents.md).
+
+/**
+ * A move as the day totals count it: the move in its execution (the same call or row in another
+ * execution is another payout, with another key), or for a direct (MCP) call in its hour, as its key.
+ */
+export function dayMoveOf(context: IExecuteFunctions, itemIndex: number, moveId: string): string {
+	const period = isDirectToolCall(context, itemIndex)
+		? `direct:${Math.floor(Date.now() / TOOL_WINDOW_MS)}`
+		: (context.getExecutionId() ?? '');
+	return `${period}|${moveId}`;
+}
+
+/**
+ * Day totals of this n8n process, by `<day>|<scope>`: one array per scope and day, changed in place,
+ * so every reader holds the same one. Module state: exact within one n8n process (its checks and
+ * reservations run without awaiting in between), not shared by queue-mode workers, lost on restart.
+ */
+const days = new Map<string, DayEntry[]>();
+
+/** Today's date in a time zone, as YYYY-MM-DD (what a day limit counts over). */
+export function dayIn(timeZone: string): string {
+	const parts = new Intl.DateTimeFormat('en-CA', {
+		timeZone,
+		year: 'numeric',
+		month: '2-digit',
+		day: '2-digit',
+	}).format(new Date());
+	return parts;
+}
+
+/** Today's entries of a scope (`node:<workflow>|<node>` or `credential:<id>`), in the workflow's time zone. */
+export function dayEntries(context: IExecuteFunctions, scope: string): DayEntry[] {
+	const day = dayIn(context.getTimezone());
+	const key = `${day}|${scope}`;
+	let entries = days.get(key);
+	if (!entries) {
+		// Days before yesterday are over in every time zone.
+		const over = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
+		for (const old of days.keys()) if (old.slice(0, 10) < over) days.delete(old);
+		entries = [];
+		days.set(key, entries);
+	}
+	return entries;
+}
+
+/** What each item reserved in the day totals, until its move ends (in the node run's state). */
+type DayReservations = Map<number, Array<{ entries: DayEntry[]; entry: DayEntry }>>;
+
+function dayReservations(context: IExecuteFunctions): DayReservations {
+	const state = runState(context);
+	return (state.dayReservations ??= new Map()) as DayReservations;
+}
+
+/**
+ * Counts a move in the day totals of every limit set with a day limit. Called right after the move
+ * passed its checks, with nothing awaited in between, so concurrent moves cannot both pass a day
+ * total only one of them fits in.
+ */
+export function reserveDay(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	sets: LimitSet[],
+	move: MoneyMove,
+	moveId: string,
+): void {
+	const reserved: Array<{ entries: DayEntry[]; entry: DayEntry }> = [];
+	const dayMove = dayMoveOf(context, itemIndex, moveId);
+	for (const day of sets.flatMap((set) => [set.day, set.grantDay])) {
+		if (!day) continue;
+		for (let at = day.entries.length - 1; at >= 0; at--)
+			if (day.entries[at].move === dayMove) day.entries.splice(at, 1);
+		const entry: DayEntry = {
+			move: dayMove,
+			amount: move.amount,
+			currency: move.currency.toUpperCase(),
+			recipient: move.recipient,
+		};
+		day.entries.push(entry);
+		reserved.push({ entries: day.entries, entry });
+	}
+	if (reserved.length === 0) return;
+	dayReservations(context).set(itemIndex, reserved);
+}
+
+/** Settles an item's day reservation: given back when the gateway refused (no money moved). */
+export function settleDay(context: IExecuteFunctions, itemIndex: number, refused: boolean): void {
+	const byItem = dayReservations(context);
+	const reserved = byItem.get(itemIndex);
+	if (!reserved) return;
+	byItem.delete(itemIndex);
+	if (!refused) return;
+	for (const { entries, entry } of reserved) {
+		const at = entries.indexOf(entry);
+		if (at !== -1) entries.splice(at, 1);
+	}
+}

@@ -51,7 +51,7 @@ export const header: INodeProperties[] = [
 	]),
 	{
 		displayName:
-			"A card payment takes five steps, each a Little Pay node in a chain of Webhook and Respond to Webhook nodes: 1 send the card, 2 serve the device check page, 3 check enrolment, 4 serve the bank's check page when asked, 5 charge the card. Example 2 (card payment with 3-D Secure) wires all five.",
+			"A card payment takes five steps, each a Little Pay node in a chain of Webhook and Respond to Webhook nodes: 1 send the card, 2 serve the device check page, 3 check enrolment, 4 serve the bank's check page when asked, 5 charge the card. Here the card passes through n8n, which stores it (PCI scope SAQ D): example 13, a sandbox demo, wires all five. For live cards send the payer to Little Pay's hosted checkout instead (example 2).",
 		name: 'cardStepsNotice',
 		type: 'notice',
 		default: '',

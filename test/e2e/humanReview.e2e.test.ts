@@ -70,8 +70,11 @@ describe("n8n 2.41.1's Human review in front of the refund tool (example 8)", ()
 			chatInput: message,
 		});
 		const mail = await waitFor('the review e-mail', async () => mailbox.messages()[mailsBefore]);
+		// n8n sends the e-mail before it records the execution as waiting: wait until it has settled.
 		const waiting = await waitFor('the waiting execution', async () =>
-			(await api.executions(workflowId)).find((e) => !known.has(e.id)),
+			(await api.executions(workflowId)).find(
+				(e) => !known.has(e.id) && !['new', 'running'].includes(e.status),
+			),
 		);
 		expect(waiting.status).toBe('waiting');
 		const link = mail.links.find((l) => l.label === decision);

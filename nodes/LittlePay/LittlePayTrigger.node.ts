@@ -18,8 +18,8 @@ import {
 import { warnOnce } from './flows/output';
 import { recordAcceptedItems } from './callbacks/eventMemory';
 import { takeProductionUrlNotes } from './callbacks/productionUrl';
-import { answerTriggerCallback } from './callbacks/triggerWebhook';
-import { MIN_REFUND_TOKEN_LENGTH, refundTokenLongEnough } from './callbacks/authorize';
+import { answerTriggerCallback, refundTokenOf } from './callbacks/triggerWebhook';
+import { refundTokenRefusal } from './callbacks/authorize';
 import { optionsCollection } from './actions/common';
 import { nodeError } from './errors';
 import { gatewayOf } from './transport';
@@ -202,16 +202,9 @@ export class LittlePayTrigger implements INodeType {
 				return typeof memory.activatedAt === 'string';
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				const token = this.getNodeParameter('refundToken', '') as string;
-				if (token !== '' && !refundTokenLongEnough(token))
-					throw nodeError(
-						this.getNode(),
-						`Refund Callback Token has ${token.length} characters: use at least ${MIN_REFUND_TOKEN_LENGTH}`,
-						{
-							description:
-								'The token travels in the Callback URL (and so in logs and proxies) and is the only proof an unsigned refund callback carries: make it long and random, e.g. 24 letters and digits, or leave it empty to accept only signed refund callbacks.',
-						},
-					);
+				const refusal = refundTokenRefusal(refundTokenOf(this));
+				if (refusal)
+					throw nodeError(this.getNode(), refusal.message, { description: refusal.description });
 				const memory = this.getWorkflowStaticData('node');
 				memory.activatedAt = new Date().toISOString();
 				// Version 0.1 kept a list here that it cleared on activation; its ids are not comparable.

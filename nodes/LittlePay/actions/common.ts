@@ -16,9 +16,6 @@ export interface RowKey {
 	field: 'key' | 'reference' | 'id';
 }
 
-// Read in the item scope (item.ts), where every parameter is read; sweep.ts and the operations import them here.
-export { concurrencyOf, rowKeyOf } from '../item';
-
 /** What the node's tables need to know of an operation, beside its parameters. */
 export interface OperationMeta {
 	/** The canvas subtitle, in words ("Collect · Mobile Money"), short enough not to be cut (29 characters at most). */

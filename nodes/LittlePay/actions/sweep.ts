@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { failureFields, failureOfError } from '../helpers/failures';
-import { concurrencyOption, rowKeyOf } from './common';
+import { concurrencyOption } from './common';
+import { rowKeyOf } from '../item';
 import type { RowKey } from './common';
 
 /**

@@ -33,6 +33,18 @@ export function refundTokenLongEnough(token: string): boolean {
 	return token.length >= MIN_REFUND_TOKEN_LENGTH;
 }
 
+/** Why activation refuses the Refund Callback Token (set but too short), with what to do instead. */
+export function refundTokenRefusal(
+	token: string,
+): { message: string; description: string } | undefined {
+	if (token === '' || refundTokenLongEnough(token)) return undefined;
+	return {
+		message: `Refund Callback Token has ${token.length} characters: use at least ${MIN_REFUND_TOKEN_LENGTH}`,
+		description:
+			'The token travels in the Callback URL (and so in logs and proxies) and is the only proof an unsigned refund callback carries: make it long and random, e.g. 24 letters and digits, or leave it empty to accept only signed refund callbacks.',
+	};
+}
+
 /**
  * Decides whether a callback is Little Pay's. Payment callbacks must be signed (fail closed);
  * refund callbacks may be signed or carry the Refund Token. With Verify Signatures off and no token

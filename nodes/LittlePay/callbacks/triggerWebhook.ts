@@ -1,4 +1,9 @@
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHookFunctions,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 
 import { heldAlerts, noteVerified, refuseAndAlert } from './alerts';
 import type { AlertChoices } from './alerts';
@@ -12,6 +17,11 @@ import { protectRow } from '../helpers/payerData';
 
 /** Seconds a gateway is asked to wait when its key could not be fetched to check the signature. */
 const KEY_RETRY_AFTER_SECONDS = 30;
+
+/** The trigger's Refund Callback Token, read here alone: at activation and for each callback. */
+export function refundTokenOf(context: IHookFunctions | IWebhookFunctions): string {
+	return context.getNodeParameter('refundToken', '') as string;
+}
 
 /**
  * The Little Pay Trigger's answer to one call: refused (nothing starts), acknowledged (an event it does
@@ -46,7 +56,7 @@ export async function answerTriggerCallback(
 				rawBody,
 				(context.getNodeParameter('options', {}) ?? {}) as IDataObject,
 			),
-		refundToken: context.getNodeParameter('refundToken', '') as string,
+		refundToken: refundTokenOf(context),
 		givenToken: typeof req.query?.token === 'string' ? req.query.token : '',
 	});
 	if (!authorization.ok)

@@ -12,9 +12,6 @@ import { describeAnswer, isSuccess, knownAnswer, recoveryRead } from './send';
 // up first when it may exist (ahead of the run: lookAhead.ts), the answer compared with the request, a
 // lost answer found by the key or reported unknown, never sent again (send.ts).
 
-// The run check and the payout operation still import the look-ahead from here.
-export { answersAhead, lookUpAhead, stopLookingAhead } from './lookAhead';
-
 function comparable(value: unknown): string | number {
 	if (typeof value === 'number') return value;
 	// Numbers may come back as strings; a phone number may or may not carry its "+".

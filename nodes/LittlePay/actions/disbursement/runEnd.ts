@@ -4,7 +4,7 @@ import { isUnsettled } from '../../helpers/payoutOutcome';
 import { itemScope, runChoice } from '../../item';
 import { keyIsGenerated } from '../../money/keys';
 import { isToolCall } from '../../money/memory';
-import { stopLookingAhead } from '../../money/once';
+import { stopLookingAhead } from '../../money/lookAhead';
 import type { RunEnd } from '../common';
 import { isCheckOnly, isWaiting, LOOKUPS_AT_ONCE } from './choices';
 import { runCheckOf } from './run';

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
 import { getPayoutRecord } from '../../transport/gateway';
-import { concurrencyOf, concurrencyOption, optionsCollection, showFor } from '../common';
+import { concurrencyOption, optionsCollection, showFor } from '../common';
+import { concurrencyOf } from '../../item';
 import type { Item } from '../../item';
 import type { OperationMeta, RunEnd } from '../common';
 import { payoutIdField, readPayoutId } from './fields';

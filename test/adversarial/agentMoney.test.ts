@@ -493,6 +493,14 @@ describe('grantExpired: the Valid Until in the workflow time zone', () => {
 		['2026-11-28T02:00:00', 'Africa/Nairobi', false],
 		['2026-11-27T23:00:00Z', 'Africa/Nairobi', false],
 		['', 'UTC', false],
+		['2026-11-28T01:30:00', 'Africa/Nairobi', false],
+		['2026-11-28T01:29:59', 'Africa/Nairobi', true],
+		['2026-11-27T22:30:00+00:00', 'Africa/Nairobi', false],
+		// A Valid Until that names no date ends the grant: it is never read as "no end".
+		['27/11/2027', 'UTC', true],
+		['next friday', 'UTC', true],
+		['2026-02-30', 'UTC', true],
+		['2027-01-01', 'Not/AZone', true],
 	])('%s in %s: expired %s', (until, zone, expired) => {
 		expect(grantExpired(until, zone, now)).toBe(expired);
 	});

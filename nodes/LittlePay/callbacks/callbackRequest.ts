@@ -14,7 +14,7 @@ import {
 } from './signature';
 import type { PreviousKey, RotationCheck, SignatureFailure, SignatureInput } from './signature';
 import { callbackPublicKey } from './publicKey';
-import { momentIn } from './wallTime';
+import { momentIn } from '../helpers/wallTime';
 import type { KeySource } from './publicKey';
 import type { GatewayName } from '../helpers/gateway';
 

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { momentIn } from '../helpers/wallTime';
 import { refuseMove } from '../errors';
 import { isToolCall } from './memory';
 import type { MoveKind } from './moves';
@@ -18,30 +19,26 @@ const GRANT_KIND: Record<MoveKind, string> = {
 };
 
 /**
- * Whether a grant's Valid Until has passed, in the workflow's time zone: a date alone is valid through
- * that day; a date and time without a zone is the workflow's wall clock; one with a zone is that instant.
+ * The moment (UNIX milliseconds) a grant's Valid Until ends, read in the workflow's time zone as the
+ * trigger reads dates (helpers/wallTime.ts): a date alone is valid through that day; a date and time
+ * without a zone is the workflow's wall clock; one with a zone is that instant. Infinity when empty (no
+ * end); NaN when it names no date, and then the grant is over (fail closed).
  */
-export function grantExpired(validUntil: string, timeZone: string, now = new Date()): boolean {
+export function grantEnd(validUntil: string, timeZone: string): number {
 	const until = validUntil.trim();
-	if (until === '') return false;
-	if (/(Z|[+-]\d{2}:?\d{2})$/.test(until)) return now.getTime() > Date.parse(until);
-	const parts = Object.fromEntries(
-		new Intl.DateTimeFormat('en-CA', {
-			timeZone,
-			year: 'numeric',
-			month: '2-digit',
-			day: '2-digit',
-			hour: '2-digit',
-			minute: '2-digit',
-			second: '2-digit',
-			hourCycle: 'h23',
-		})
-			.formatToParts(now)
-			.map(({ type, value }) => [type, value]),
-	);
-	const local = `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
-	if (/^\d{4}-\d{2}-\d{2}$/.test(until)) return local.slice(0, 10) > until;
-	return local > until.replace(' ', 'T').slice(0, 19);
+	if (until === '') return Infinity;
+	const zone = () => timeZone;
+	const named = momentIn(until, zone);
+	if (Number.isNaN(named) || !/^\d{4}-\d{2}-\d{2}$/.test(until)) return named;
+	const [year, month, day] = until.split('-').map(Number);
+	const nextDay = new Date(Date.UTC(year, month - 1, day + 1)).toISOString().slice(0, 10);
+	return momentIn(nextDay, zone) - 1;
+}
+
+/** Whether a grant's Valid Until has passed or names no date (grantEnd). */
+export function grantExpired(validUntil: string, timeZone: string, now = new Date()): boolean {
+	const end = grantEnd(validUntil, timeZone);
+	return Number.isNaN(end) || now.getTime() > end;
 }
 
 /** Refuses a move the credential's agent grant does not cover: past its Valid Until, or not granted. */
@@ -57,7 +54,9 @@ export function checkGrant(
 		refuseMove(
 			node,
 			itemIndex,
-			`The agent grant on the credential ended on ${validUntil} (${context.getTimezone()}): no AI tool may move money with it`,
+			Number.isNaN(grantEnd(validUntil, context.getTimezone()))
+				? `The agent grant's Valid Until "${validUntil}" on the credential is not a date (YYYY-MM-DD, with a time if wanted): no AI tool may move money with it`
+				: `The agent grant on the credential ended on ${validUntil} (${context.getTimezone()}): no AI tool may move money with it`,
 			{
 				field: 'grantValidUntil',
 				label: 'Agent Grant: Valid Until',

@@ -1,5 +1,5 @@
 // Accept Previous Key Until as a moment: a wall time in the workflow's zone, never a guessed format.
-import { momentIn } from '../../nodes/LittlePay/callbacks/wallTime';
+import { momentIn } from '../../nodes/LittlePay/helpers/wallTime';
 
 const zone = (name: string) => () => name;
 

@@ -11,8 +11,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { createSandboxIntent, paidSandboxIntent } from '../../testkit/n8nRuns';
-import { callWebhook, newTriggerState } from '../trigger/webhookContext';
-import type { FakeRequest, TriggerState, WebhookCall } from '../trigger/webhookContext';
+import { callWebhook, newTriggerState } from '../../testkit/webhookContext';
+import type { FakeRequest, TriggerState, WebhookCall } from '../../testkit/webhookContext';
 
 let sandbox: SandboxHandle;
 let paid: string;

@@ -12,8 +12,8 @@ import {
 import { ALERT_WINDOW_MS, refusedAlert } from '../../nodes/LittlePay/callbacks/alertWords';
 import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
 
-import { callWebhook, newTriggerState } from '../trigger/webhookContext';
-import type { FakeRequest } from '../trigger/webhookContext';
+import { callWebhook, newTriggerState } from '../../testkit/webhookContext';
+import type { FakeRequest } from '../../testkit/webhookContext';
 
 describe('alertDue', () => {
 	it('raises the first refusal of a reason, holds the rest of its window, and counts them into the next alert', () => {

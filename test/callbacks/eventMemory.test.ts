@@ -7,8 +7,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
 import { EVENT_MEMORY_LIMIT, recordAccepted } from '../../nodes/LittlePay/callbacks/eventMemory';
-import { callWebhook } from '../trigger/webhookContext';
-import type { FakeRequest, WebhookCall } from '../trigger/webhookContext';
+import { callWebhook } from '../../testkit/webhookContext';
+import type { FakeRequest, WebhookCall } from '../../testkit/webhookContext';
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicKey = gateway.publicKey.export({ type: 'spki', format: 'pem' }).toString();

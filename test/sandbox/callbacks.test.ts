@@ -2,8 +2,8 @@
 import { verify } from 'node:crypto';
 import { startTestSandbox, waitFor } from '../../testkit/sandbox';
 import type { TestSandbox } from '../../testkit/sandbox';
-import { startReceiver } from './helpers';
-import type { Delivery } from './helpers';
+import { startReceiver } from '../../testkit/sandboxHelpers';
+import type { Delivery } from '../../testkit/sandboxHelpers';
 
 function verifies(publicKeyPem: string, d: Pick<Delivery, 'headers' | 'body'>): boolean {
 	const timestamp = String(d.headers['x-littlepay-timestamp']);

@@ -2,7 +2,7 @@
 import axios from 'axios';
 import { deviceInformation, startTestSandbox } from '../../testkit/sandbox';
 import type { TestSandbox } from '../../testkit/sandbox';
-import { form, formHeaders } from './helpers';
+import { form, formHeaders } from '../../testkit/sandboxHelpers';
 
 describe('sandbox card payments (3-D Secure)', () => {
 	let t: TestSandbox;

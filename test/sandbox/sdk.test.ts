@@ -8,7 +8,7 @@ import { CallbackSender } from '../../sandbox/callbacks';
 import { Gateway } from '../../sandbox/gateway';
 import { deviceInformation, newKey, startTestSandbox } from '../../testkit/sandbox';
 import type { TestSandbox } from '../../testkit/sandbox';
-import { form, formHeaders } from './helpers';
+import { form, formHeaders } from '../../testkit/sandboxHelpers';
 
 const card = (cc_number: string) => ({
 	type: 'CARDS',

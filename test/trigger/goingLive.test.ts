@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
 import { forgetFetchedKeys } from '../../nodes/LittlePay/callbacks/publicKey';
-import { callWebhook, newTriggerState } from './webhookContext';
-import type { FakeRequest } from './webhookContext';
+import { callWebhook, newTriggerState } from '../../testkit/webhookContext';
+import type { FakeRequest } from '../../testkit/webhookContext';
 
 const sandboxKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const sandboxPem = sandboxKeys.publicKey.export({ type: 'spki', format: 'pem' }).toString();

@@ -8,8 +8,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { schemaOfItems, schemaText } from '../../testkit/outputSchema';
-import { callWebhook, newTriggerState } from './webhookContext';
-import type { FakeRequest } from './webhookContext';
+import { callWebhook, newTriggerState } from '../../testkit/webhookContext';
+import type { FakeRequest } from '../../testkit/webhookContext';
 
 const UPDATE = process.env.UPDATE_SCHEMAS === '1';
 const SCHEMA_DIR = join(__dirname, '../../nodes/LittlePay/__schema__');

@@ -3,8 +3,8 @@
 // second copy of the body unless Options > Include Raw Body asks for one.
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 
-import { callWebhook, newTriggerState } from './webhookContext';
-import type { FakeRequest } from './webhookContext';
+import { callWebhook, newTriggerState } from '../../testkit/webhookContext';
+import type { FakeRequest } from '../../testkit/webhookContext';
 
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicKey = keys.publicKey.export({ type: 'spki', format: 'pem' }).toString();

@@ -4,8 +4,8 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 
 import { forgetFetchedKeys } from '../../nodes/LittlePay/callbacks/publicKey';
-import { callWebhook, newTriggerState } from './webhookContext';
-import type { FakeRequest } from './webhookContext';
+import { callWebhook, newTriggerState } from '../../testkit/webhookContext';
+import type { FakeRequest } from '../../testkit/webhookContext';
 
 const oldKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const newKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });

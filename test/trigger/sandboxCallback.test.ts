@@ -12,8 +12,8 @@ import { forgetFetchedKeys } from '../../nodes/LittlePay/callbacks/publicKey';
 import { startSandbox } from '../../sandbox';
 import { createSandboxIntent } from '../../testkit/n8nRuns';
 import type { SandboxHandle } from '../../sandbox';
-import { callWebhook, newTriggerState } from './webhookContext';
-import type { WebhookCall } from './webhookContext';
+import { callWebhook, newTriggerState } from '../../testkit/webhookContext';
+import type { WebhookCall } from '../../testkit/webhookContext';
 
 describe('Little Pay Trigger with the sandbox gateway', () => {
 	let sandbox: SandboxHandle;

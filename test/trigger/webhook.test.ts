@@ -5,8 +5,8 @@ import { callbackEventId, parseCallback } from '../../nodes/LittlePay/callbacks/
 import { processMemorySize } from '../../nodes/LittlePay/callbacks/eventMemory';
 import { forgetFetchedKeys } from '../../nodes/LittlePay/callbacks/publicKey';
 
-import { callHookMethod, callWebhook, newTriggerState } from './webhookContext';
-import type { FakeRequest } from './webhookContext';
+import { callHookMethod, callWebhook, newTriggerState } from '../../testkit/webhookContext';
+import type { FakeRequest } from '../../testkit/webhookContext';
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const attacker = generateKeyPairSync('rsa', { modulusLength: 2048 });

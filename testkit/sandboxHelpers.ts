@@ -1,4 +1,4 @@
-// Helpers only the sandbox tests use: form bodies as the 3-D Secure pages post them and a local callback
+// Helpers the sandbox tests use: form bodies as the 3-D Secure pages post them and a local callback
 // receiver. The shared ones (a started sandbox, newKey, waitFor, deviceInformation) are in testkit/sandbox.ts.
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';

@@ -9,7 +9,7 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { LittlePayTrigger } from '../../nodes/LittlePay/LittlePayTrigger.node';
+import { LittlePayTrigger } from '../nodes/LittlePay/LittlePayTrigger.node';
 
 export interface FakeRequest {
 	headers: Record<string, string | string[] | undefined>;

@@ -28,7 +28,7 @@ import {
 	waitFor,
 } from '../../testkit/n8nRuns';
 import { littlePayNode } from '../../testkit/workflowParts';
-import { expectExactlyOnce, expectUnknownHeld, failAndRetry } from './retryScenario';
+import { expectExactlyOnce, expectUnknownHeld, failAndRetry } from '../../testkit/retryScenario';
 import type { N8nServer } from '../../testkit/n8n';
 
 jest.setTimeout(600000);

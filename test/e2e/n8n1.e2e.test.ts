@@ -13,8 +13,8 @@ import {
 	sandboxCredentials,
 	waitFor,
 } from '../../testkit/n8nRuns';
-import { pausingWorkflowJson } from './pauseWorkflow';
-import { expectExactlyOnce, expectUnknownHeld, failAndRetry } from './retryScenario';
+import { pausingWorkflowJson } from '../../testkit/pauseWorkflow';
+import { expectExactlyOnce, expectUnknownHeld, failAndRetry } from '../../testkit/retryScenario';
 
 jest.setTimeout(900000);
 

@@ -15,7 +15,7 @@ import { N8nApi, startN8n } from '../../testkit/n8n';
 import type { N8nServer } from '../../testkit/n8n';
 import { deviceInformation } from '../../testkit/sandbox';
 import { loadExample, postToNewWebhook, sandboxCredentials, waitFor } from '../../testkit/n8nRuns';
-import { pausingWorkflowJson } from './pauseWorkflow';
+import { pausingWorkflowJson } from '../../testkit/pauseWorkflow';
 import { webhookNode } from '../../testkit/workflowParts';
 
 jest.setTimeout(600000);

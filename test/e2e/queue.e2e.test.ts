@@ -31,7 +31,7 @@ import {
 	waitForWebhook,
 } from '../../testkit/n8nRuns';
 import { lastNodeWebhookNode, littlePayToolNode } from '../../testkit/workflowParts';
-import { pausingWorkflowJson } from './pauseWorkflow';
+import { pausingWorkflowJson } from '../../testkit/pauseWorkflow';
 
 jest.setTimeout(900000);
 

@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 
 import axios from 'axios';
 
-import type { SandboxHandle } from '../../sandbox';
-import type { N8nApi } from '../../testkit/n8n';
-import { postToNewWebhook, sandboxCredentials, waitFor } from '../../testkit/n8nRuns';
-import { chain, littlePayNode, webhookNode } from '../../testkit/workflowParts';
+import type { SandboxHandle } from '../sandbox';
+import type { N8nApi } from './n8n';
+import { postToNewWebhook, sandboxCredentials, waitFor } from './n8nRuns';
+import { chain, littlePayNode, webhookNode } from './workflowParts';
 
 type Json = Record<string, unknown>;
 

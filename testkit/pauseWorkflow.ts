@@ -3,7 +3,7 @@
 // (Create, Callback URL {{ $execution.resumeUrl }}) -> Wait (Wait for Completion, paused) -> Paid.
 import { randomUUID } from 'node:crypto';
 
-import { chain, littlePayNode, noOpNode, webhookNode } from '../../testkit/workflowParts';
+import { chain, littlePayNode, noOpNode, webhookNode } from './workflowParts';
 
 /** Builds the workflow and the path its Webhook listens on. */
 export function pausingWorkflowJson(

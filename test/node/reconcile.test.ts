@@ -140,6 +140,31 @@ describe('Payment: Reconcile', () => {
 		);
 	});
 
+	it("keeps the merchant's own row column on every outcome: a row Little Pay does not know is not renumbered", async () => {
+		const paid = await paymentOf(sb, 0);
+		// The sheet's own row numbers (its header is row 1), as a bookkeeper writes results back by them.
+		const result = await run(
+			[
+				{ row: 2, orderId: 'B-1', paymentId: paid.reference },
+				{ row: 7, orderId: 'B-2', paymentId: 'does-not-exist-456' },
+				{ row: 9, orderId: 'B-3', paymentId: '' },
+			],
+			undefined,
+			{ onError: 'stopWorkflow' },
+		);
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out.map((o) => [o.orderId, o.outcome, o.row])).toEqual([
+			['B-1', 'completed', 2],
+			['B-2', 'not-found', 7],
+			['B-3', 'invalid-input', 9],
+		]);
+		// Without a row column of its own, a problem row still says where it sits in the input.
+		const plain = await run([{ orderId: 'C-1', paymentId: 'does-not-exist-789' }], undefined, {
+			onError: 'stopWorkflow',
+		});
+		expect(plain.output('Little Pay')[0].json).toMatchObject({ row: 1, itemIndex: 0 });
+	});
+
 	it('stops on an unknown reference when the merchant asks for errors', async () => {
 		const paid = await paymentOf(sb, 0);
 		const result = await run(

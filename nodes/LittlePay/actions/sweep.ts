@@ -132,6 +132,9 @@ export async function sweepRow(
 	}
 	let head: IDataObject;
 	let fields: IDataObject;
+	// Where the row sits in the input (a problem row's row and itemIndex): under the merchant's own
+	// fields, so a column of the sheet named row keeps its value on every outcome alike.
+	let position: IDataObject = {};
 	if (answer?.differences?.length) {
 		// Not the row's record: whatever its status, acting on it would book someone else's money.
 		head = {
@@ -167,14 +170,15 @@ export async function sweepRow(
 		const problem = failOnProblem ? undefined : problemRow(failure, itemIndex);
 		// Credentials, Little Pay down, a cancelled run: the node fails as every operation does.
 		if (!problem) throw failure;
-		const { outcome, final, nextStep, ...rest } = problem;
+		const { outcome, final, nextStep, row, itemIndex: index, ...rest } = problem;
 		// Every row of a payment sweep has payable; for a row Little Pay does not know, it is unknown.
 		head = { outcome, final, ...(hasPayable ? { payable: null } : {}), nextStep };
+		position = { row, itemIndex: index };
 		fields = { ...rowKeyOf(context, rowKey, itemIndex), ...rest };
 	}
 	// The outcome leads (the columns a person reads first), the merchant's row follows, and where a
-	// name is in both, Little Pay's value and the sweep's head win.
-	return { ...head, ...input, ...fields, ...head };
+	// name is in both, Little Pay's value and the sweep's head win; the row's position never does.
+	return { ...head, ...position, ...input, ...fields, ...head };
 }
 
 export { sweepEnd } from './sweepSummary';

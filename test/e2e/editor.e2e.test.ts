@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { OPERATIONS } from '../../nodes/LittlePay/actions/registry';
 import { N8nApi, OWNER, screenshotDir, startN8n } from '../../testkit/n8n';
 import type { N8nServer } from '../../testkit/n8n';
-import { createSandboxIntent, sandboxCredentials } from '../../testkit/n8nRuns';
+import { createSandboxIntent, sandboxCredentials, waitFor } from '../../testkit/n8nRuns';
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 
@@ -725,14 +725,16 @@ describe("a merchant's third hour in the demo's editor", () => {
 	let n8n: N8nServer;
 	let browser: Browser;
 	let page: Page;
+	let api: N8nApi;
+	let apiKeyId: string;
 
 	beforeAll(async () => {
 		mkdirSync(SHOTS, { recursive: true });
 		sandbox = await startSandbox({ port: 0, quiet: true, pinDelayMs: 500 });
 		n8n = await startN8n();
-		const api = new N8nApi(n8n.url);
+		api = new N8nApi(n8n.url);
 		await api.setupOwner();
-		await sandboxCredentials(api, sandbox, 'Little Pay sandbox');
+		({ apiKeyId } = await sandboxCredentials(api, sandbox, 'Little Pay sandbox'));
 		browser = await chromium.launch({
 			executablePath: '/usr/bin/chromium',
 			args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -880,5 +882,120 @@ describe("a merchant's third hour in the demo's editor", () => {
 			.waitFor({ timeout: 30000 });
 		expect(await ndv.innerText()).toMatch(/Keep Verify Signatures on/);
 		await page.screenshot({ path: join(SHOTS, 'trigger-refused.png') });
+	});
+
+	/** A Pay Out (or Reconcile) node on the sandbox's API key credential. */
+	const payoutNode = (name: string, x: number, parameters: Record<string, unknown>) => ({
+		name,
+		type: 'n8n-nodes-littlepay.littlePay',
+		typeVersion: 1,
+		position: [x, 0],
+		parameters: { resource: 'disbursement', ...parameters },
+		credentials: {
+			littlePayApiKeyApi: { id: apiKeyId, name: 'Little Pay sandbox (API key)' },
+		},
+	});
+	const rowsNode = (name: string, x: number, rows: unknown[]) => ({
+		name,
+		type: 'n8n-nodes-base.code',
+		typeVersion: 2,
+		position: [x, 0],
+		parameters: { jsCode: `return ${JSON.stringify(rows)}.map((json) => ({ json }));` },
+	});
+	const MANUAL = {
+		name: 'Start',
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
+	const PAY_OUT = {
+		operation: 'create',
+		amount: '={{ $json.amount }}',
+		currency: 'KES',
+		method: 'MPESA',
+		to: '={{ $json.to }}',
+		country: 'KE',
+		key: '={{ $json.key }}',
+	};
+	const connect = (...names: string[]) =>
+		Object.fromEntries(
+			names
+				.slice(0, -1)
+				.map((n, i) => [n, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
+		);
+
+	/** Runs a saved workflow from the editor's Execute Workflow button and opens one node's panel. */
+	async function executeAndOpen(workflowId: string, node: string, expectText: string) {
+		await page.goto(`${n8n.url}/workflow/${workflowId}`);
+		await page.waitForSelector('[data-test-id="canvas-node"]');
+		await page.locator('[data-test-id="execute-workflow-button"]').first().click();
+		await waitFor('the run to end', async () => {
+			const [run] = await api.executions(workflowId);
+			return run && !['new', 'running'].includes(run.status) ? run : undefined;
+		});
+		await page.locator(`[data-test-id="canvas-node"][data-node-name="${node}"]`).dblclick();
+		const ndv = page.locator('[data-test-id="ndv"]');
+		await ndv.getByText(expectText).first().waitFor({ timeout: 60000 });
+		return ndv;
+	}
+
+	it('a payroll with two bad rows, run from the editor, pays nobody and lists each refused row on its own line with its fix', async () => {
+		const rows = [
+			{ key: 'dec001', to: '254712000001', amount: 1500 },
+			{ key: 'dec002', to: '254712000002', amount: '1,500' },
+			{ key: 'dec003', to: '25471200003', amount: 2000 },
+			{ key: 'dec004', to: '254712000004', amount: 2500 },
+		];
+		const { id } = await api.createWorkflow({
+			name: 'December payroll',
+			nodes: [MANUAL, rowsNode('Payroll', 220, rows), payoutNode('Pay Out', 440, PAY_OUT)],
+			connections: connect('Start', 'Payroll', 'Pay Out'),
+		});
+		const ndv = await executeAndOpen(id, 'Pay Out', 'Nothing was paid: 2 of 4 rows are refused');
+		const lines = (await ndv.innerText()).split('\n').map((line) => line.trim());
+		// One refused row a line, each with its own fix: the error panel renders the description as HTML.
+		expect(lines).toContainEqual(
+			expect.stringMatching(/^Row 2 \(key dec002\): Amount "1,500" has a thousands comma/),
+		);
+		expect(lines).toContainEqual(
+			expect.stringMatching(/^Row 3 \(key dec003\): Destination Number must have 9 digits/),
+		);
+		expect(lines.filter((line) => /^Row \d/.test(line))).toHaveLength(2);
+		await page.screenshot({ path: join(SHOTS, 'disbursement-create-refused-run.png') });
+		const ledger = await axios.get(`${sandbox.baseUrl}/sandbox/ledger`);
+		const keys = (ledger.data.data.disbursements as Array<{ key: string }>).map((d) => d.key);
+		expect(keys.filter((key) => key.startsWith('dec'))).toEqual([]);
+	});
+
+	it('Reconcile run from the editor shows its counts and the rows to act on above the output, by row and key', async () => {
+		const paid = [
+			{ row: 2, key: 'jan001', to: '254712000001', amount: 1500 },
+			{ row: 5, key: 'jan004', to: '254712000004', amount: 2500 },
+		];
+		const records = [...paid, { row: 9, key: 'jan404', to: '254712000009', amount: 100 }];
+		const { id } = await api.createWorkflow({
+			name: 'January books',
+			nodes: [
+				MANUAL,
+				rowsNode('Payroll', 220, paid),
+				payoutNode('Pay Out', 440, PAY_OUT),
+				rowsNode('Records', 660, records),
+				payoutNode('Reconcile', 880, {
+					operation: 'reconcile',
+					disbursementId: '={{ $json.key }}',
+					expectedAmount: '={{ $json.amount }}',
+					expectedCurrency: 'KES',
+				}),
+			],
+			connections: connect('Start', 'Payroll', 'Pay Out', 'Records', 'Reconcile'),
+		});
+		const ndv = await executeAndOpen(id, 'Reconcile', 'Reconcile, 3 payouts:');
+		const text = await ndv.innerText();
+		expect(text).toMatch(
+			/Reconcile, 3 payouts: \d completed, \d pending, 0 failed, 0 mismatch, 0 unverified, 1 not found/,
+		);
+		expect(text).toContain('Row 3 (jan404) not-found');
+		await page.screenshot({ path: join(SHOTS, 'disbursement-reconcile-run.png') });
 	});
 });

@@ -19,7 +19,7 @@ import type { Json } from './fakeModel';
 import { N8nApi, OWNER, startN8n } from './n8n';
 import type { N8nServer } from './n8n';
 import { loadExample, waitFor } from './n8nRuns';
-import { agentWorkflow, chain, littlePayToolNode } from './workflowParts';
+import { agentWorkflow, chain, littlePayToolNode, manualTriggerNode } from './workflowParts';
 
 export interface TakeStep {
 	step: string;
@@ -63,13 +63,6 @@ const DOC_FRAMES = [
 	'6-payout-paid',
 	'7-agent-refused',
 ];
-const MANUAL_TRIGGER = {
-	name: 'Start',
-	type: 'n8n-nodes-base.manualTrigger',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
 
 /**
  * The caption overlay: a fixed bar at the bottom of every page, its text kept in sessionStorage so it
@@ -458,7 +451,7 @@ export async function runTake(options: TakeOptions): Promise<TakeResult> {
 				const workflow = {
 					name: 'Take: refund',
 					nodes: [
-						MANUAL_TRIGGER,
+						manualTriggerNode,
 						littlePayNodeAt(
 							'Refund',
 							{
@@ -537,7 +530,7 @@ export async function runTake(options: TakeOptions): Promise<TakeResult> {
 					(
 						await api.createWorkflow({
 							name,
-							nodes: [MANUAL_TRIGGER, rowsNode, payOut(checkOnly)],
+							nodes: [manualTriggerNode, rowsNode, payOut(checkOnly)],
 							connections: chain('Start', 'Payout Rows', 'Pay Out'),
 							settings: { executionOrder: 'v1' },
 						})
@@ -594,7 +587,7 @@ export async function runTake(options: TakeOptions): Promise<TakeResult> {
 				tool.position = [420, 220];
 				const workflow = agentWorkflow(
 					'Take: agent with a payout tool',
-					MANUAL_TRIGGER,
+					manualTriggerNode,
 					{ promptType: 'define', text: 'Pay Baraka 5000 KES on 254712345680', options: {} },
 					openAiId,
 					[tool],

@@ -119,6 +119,26 @@ export function agentWorkflow(
 	};
 }
 
+/** A Manual Trigger: a workflow run from the editor's Execute Workflow button. */
+export const manualTriggerNode: Json = {
+	name: 'Start',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+/** A Code node that outputs the given rows, one item each, as a sheet would. */
+export function rowsNode(name: string, position: [number, number], rows: unknown[]): Json {
+	return {
+		name,
+		type: 'n8n-nodes-base.code',
+		typeVersion: 2,
+		position,
+		parameters: { jsCode: `return ${JSON.stringify(rows)}.map((json) => ({ json }));` },
+	};
+}
+
 /** A No Operation node: where a real workflow would go on. */
 export function noOpNode(name: string, position: [number, number]): Json {
 	return { name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position, parameters: {} };

@@ -15,6 +15,7 @@ import { OPERATIONS } from '../../nodes/LittlePay/actions/registry';
 import { N8nApi, OWNER, screenshotDir, startN8n } from '../../testkit/n8n';
 import type { N8nServer } from '../../testkit/n8n';
 import { createSandboxIntent, sandboxCredentials, waitFor } from '../../testkit/n8nRuns';
+import { chain, manualTriggerNode, rowsNode } from '../../testkit/workflowParts';
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 
@@ -895,20 +896,6 @@ describe("a merchant's third hour in the demo's editor", () => {
 			littlePayApiKeyApi: { id: apiKeyId, name: 'Little Pay sandbox (API key)' },
 		},
 	});
-	const rowsNode = (name: string, x: number, rows: unknown[]) => ({
-		name,
-		type: 'n8n-nodes-base.code',
-		typeVersion: 2,
-		position: [x, 0],
-		parameters: { jsCode: `return ${JSON.stringify(rows)}.map((json) => ({ json }));` },
-	});
-	const MANUAL = {
-		name: 'Start',
-		type: 'n8n-nodes-base.manualTrigger',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
 	const PAY_OUT = {
 		operation: 'create',
 		amount: '={{ $json.amount }}',
@@ -918,13 +905,6 @@ describe("a merchant's third hour in the demo's editor", () => {
 		country: 'KE',
 		key: '={{ $json.key }}',
 	};
-	const connect = (...names: string[]) =>
-		Object.fromEntries(
-			names
-				.slice(0, -1)
-				.map((n, i) => [n, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
-		);
-
 	/** Runs a saved workflow from the editor's Execute Workflow button and opens one node's panel. */
 	async function executeAndOpen(workflowId: string, node: string, expectText: string) {
 		await page.goto(`${n8n.url}/workflow/${workflowId}`);
@@ -949,8 +929,12 @@ describe("a merchant's third hour in the demo's editor", () => {
 		];
 		const { id } = await api.createWorkflow({
 			name: 'December payroll',
-			nodes: [MANUAL, rowsNode('Payroll', 220, rows), payoutNode('Pay Out', 440, PAY_OUT)],
-			connections: connect('Start', 'Payroll', 'Pay Out'),
+			nodes: [
+				manualTriggerNode,
+				rowsNode('Payroll', [220, 0], rows),
+				payoutNode('Pay Out', 440, PAY_OUT),
+			],
+			connections: chain('Start', 'Payroll', 'Pay Out'),
 		});
 		const ndv = await executeAndOpen(id, 'Pay Out', 'Nothing was paid: 2 of 4 rows are refused');
 		const lines = (await ndv.innerText()).split('\n').map((line) => line.trim());
@@ -977,10 +961,10 @@ describe("a merchant's third hour in the demo's editor", () => {
 		const { id } = await api.createWorkflow({
 			name: 'January books',
 			nodes: [
-				MANUAL,
-				rowsNode('Payroll', 220, paid),
+				manualTriggerNode,
+				rowsNode('Payroll', [220, 0], paid),
 				payoutNode('Pay Out', 440, PAY_OUT),
-				rowsNode('Records', 660, records),
+				rowsNode('Records', [660, 0], records),
 				payoutNode('Reconcile', 880, {
 					operation: 'reconcile',
 					disbursementId: '={{ $json.key }}',
@@ -988,7 +972,7 @@ describe("a merchant's third hour in the demo's editor", () => {
 					expectedCurrency: 'KES',
 				}),
 			],
-			connections: connect('Start', 'Payroll', 'Pay Out', 'Records', 'Reconcile'),
+			connections: chain('Start', 'Payroll', 'Pay Out', 'Records', 'Reconcile'),
 		});
 		const ndv = await executeAndOpen(id, 'Reconcile', 'Reconcile, 3 payouts:');
 		const text = await ndv.innerText();

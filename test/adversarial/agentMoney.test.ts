@@ -3,107 +3,25 @@
 // `littlePayTool`, fed one item per tool call as n8n 2.x's AI Agent does (the agent's item merged with
 // the model's arguments and `toolCallId`), or with no execution id as the MCP Server Trigger runs it.
 import { randomUUID } from 'node:crypto';
-import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
 
 import { chatWorkflow, toolAnswers } from '../../testkit/agentCall';
 import { grantExpired } from '../../nodes/LittlePay/money/grant';
-import { runWorkflow } from '../../testkit/engine';
-import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+import {
+	call,
+	moneyRun,
+	NODE,
+	outputs,
+	payoutParameters,
+	TOOL,
+	workflow,
+} from '../../testkit/moneyRun';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 
 type Json = Record<string, unknown>;
-type Payout = { id: string; key: string; amount: number; to: string; method: string };
 
-const TOOL = 'n8n-nodes-littlepay.littlePayTool';
-const NODE = 'n8n-nodes-littlepay.littlePay';
-
-function workflow(type: string, parameters: Json, items: Json[], node: Partial<INode> = {}) {
-	return {
-		nodes: [
-			{
-				name: 'Items',
-				type: 'test.fixtureItems',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { items: JSON.stringify(items) },
-			},
-			{
-				name: 'Little Pay',
-				id: randomUUID(),
-				type,
-				typeVersion: 1,
-				position: [220, 0],
-				parameters,
-				...node,
-			},
-		],
-		connections: { Items: { main: [[{ node: 'Little Pay', type: 'main', index: 0 }]] } },
-	} as unknown as WorkflowJson;
-}
-
-const payoutParameters = (extra: Json = {}): Json => ({
-	resource: 'disbursement',
-	operation: 'create',
-	method: "={{ $json.network ?? 'MPESA' }}",
-	amount: '={{ $json.amount }}',
-	to: '={{ $json.to }}',
-	currency: "={{ $json.currency ?? 'KES' }}",
-	keySource: 'generated',
-	...extra,
-});
-
-/** A tool call as the AI Agent hands it to the tool: the model's arguments plus its call id. */
-const call = (args: Json): Json => ({ ...args, toolCallId: `call_${randomUUID()}` });
-
-function run(
-	json: WorkflowJson,
-	options: { credentials?: Record<string, ICredentialDataDecryptedObject>; mcp?: boolean } = {},
-): Promise<RunResult> {
-	return runWorkflow(json, {
-		credentials: options.credentials ?? sb.credentials,
-		withoutExecutionId: options.mcp,
-	});
-}
-
-function withCredential(fields: Json): Record<string, ICredentialDataDecryptedObject> {
-	return {
-		...sb.credentials,
-		littlePayApiKeyApi: { ...sb.credentials.littlePayApiKeyApi, ...fields },
-	} as Record<string, ICredentialDataDecryptedObject>;
-}
-
-async function payouts(): Promise<Payout[]> {
-	return (await sb.get('/sandbox/ledger')).data.data.disbursements as Payout[];
-}
-
-async function newPayouts(before: Payout[]): Promise<Payout[]> {
-	const known = new Set(before.map((p) => p.id));
-	return (await payouts()).filter((p) => !known.has(p.id));
-}
-
-/** The money-moving requests the sandbox received since the last look (reads are allowed). */
-async function moneyRequests(): Promise<string[]> {
-	return (await sb.received())
-		.filter((r) => r.method === 'POST')
-		.map((r) => `${r.method} ${r.path}`);
-}
-
-/** A COMPLETED M-Pesa payment of `amount`, made straight on the sandbox. */
-async function paid(amount: number): Promise<string> {
-	const intent = await sb.createIntent({ amount });
-	await sb.post(`/pay/${intent.reference}/process`, {
-		type: 'MPESA',
-		payment: { mobile: '254712345670' },
-	});
-	const record = await sb.status(intent.key, '?longPoll=true');
-	if (record.status !== 'COMPLETED') throw new Error(`payment is ${String(record.status)}`);
-	await sb.received();
-	return intent.reference;
-}
-
-const outputs = (result: RunResult) => result.output('Little Pay').map((o) => o.json);
+const { withCredential, payouts, run, newPayouts, moneyRequests, paid } = moneyRun(sb);
 
 describe('A6 kill switch: Pause Money Moves on the credential', () => {
 	const paused = () => withCredential({ pauseMoneyMoves: true });

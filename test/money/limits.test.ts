@@ -4,58 +4,34 @@
 // fields a model would fill are written `{{ $json.x }}`: n8n's `$fromAI('x')` reads the same item.
 import { randomUUID } from 'node:crypto';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
-import type { ICredentialDataDecryptedObject, INode, INodeTypes } from 'n8n-workflow';
+import type { INode, INodeTypes } from 'n8n-workflow';
 
 import { LittlePay } from '../../nodes/LittlePay/LittlePay.node';
 import { chatWorkflow, toolAnswers } from '../../testkit/agentCall';
-import { runWorkflow } from '../../testkit/engine';
-import type { RunResult, WorkflowJson } from '../../testkit/engine';
 import { useNodeTestSandbox } from '../../testkit/nodeSandbox';
+import {
+	call,
+	moneyRun,
+	NODE,
+	outputs,
+	payoutParameters,
+	TOOL,
+	workflow,
+} from '../../testkit/moneyRun';
 
 const sb = useNodeTestSandbox({ pinDelayMs: 50, longPollTimeoutMs: 400 });
 
 type Json = Record<string, unknown>;
-type Payout = { id: string; key: string; amount: number; to: string; method: string };
 type Refund = { reference: string; amount: number };
 
-const TOOL = 'n8n-nodes-littlepay.littlePayTool';
-const NODE = 'n8n-nodes-littlepay.littlePay';
-
-function workflow(type: string, parameters: Json, items: Json[], node: Partial<INode> = {}) {
-	return {
-		nodes: [
-			{
-				name: 'Items',
-				type: 'test.fixtureItems',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { items: JSON.stringify(items) },
-			},
-			{
-				name: 'Little Pay',
-				id: randomUUID(),
-				type,
-				typeVersion: 1,
-				position: [220, 0],
-				parameters,
-				...node,
-			},
-		],
-		connections: { Items: { main: [[{ node: 'Little Pay', type: 'main', index: 0 }]] } },
-	} as unknown as WorkflowJson;
-}
-
-const payoutParameters = (extra: Json = {}): Json => ({
-	resource: 'disbursement',
-	operation: 'create',
-	method: "={{ $json.network ?? 'MPESA' }}",
-	amount: '={{ $json.amount }}',
-	to: '={{ $json.to }}',
-	currency: "={{ $json.currency ?? 'KES' }}",
-	// Limits, not keys, are under test here: the explicit per-execution choice (a tool ignores it).
-	keySource: 'generated',
-	...extra,
-});
+const {
+	withCredential: withCredentialLimits,
+	payouts,
+	run,
+	newPayouts,
+	moneyRequests,
+	paid,
+} = moneyRun(sb);
 
 const refundParameters = (extra: Json = {}): Json => ({
 	resource: 'refund',
@@ -65,62 +41,6 @@ const refundParameters = (extra: Json = {}): Json => ({
 	amount: '={{ $json.amount }}',
 	...extra,
 });
-
-/** A tool call as the AI Agent hands it to the tool: the model's arguments plus its call id. */
-const call = (args: Json): Json => ({ ...args, toolCallId: `call_${randomUUID()}` });
-
-function run(
-	json: WorkflowJson,
-	options: {
-		credentials?: Record<string, ICredentialDataDecryptedObject>;
-		mcp?: boolean;
-		retryOf?: RunResult;
-	} = {},
-): Promise<RunResult> {
-	return runWorkflow(json, {
-		credentials: options.credentials ?? sb.credentials,
-		withoutExecutionId: options.mcp,
-		retryOf: options.retryOf,
-	});
-}
-
-function withCredentialLimits(limits: Json): Record<string, ICredentialDataDecryptedObject> {
-	return {
-		...sb.credentials,
-		littlePayApiKeyApi: { ...sb.credentials.littlePayApiKeyApi, ...limits },
-	} as Record<string, ICredentialDataDecryptedObject>;
-}
-
-async function payouts(): Promise<Payout[]> {
-	return (await sb.get('/sandbox/ledger')).data.data.disbursements as Payout[];
-}
-
-async function newPayouts(before: Payout[]): Promise<Payout[]> {
-	const known = new Set(before.map((p) => p.id));
-	return (await payouts()).filter((p) => !known.has(p.id));
-}
-
-/** The money-moving requests the sandbox received since the last look (reads are allowed). */
-async function moneyRequests(): Promise<string[]> {
-	return (await sb.received())
-		.filter((r) => r.method === 'POST')
-		.map((r) => `${r.method} ${r.path}`);
-}
-
-/** A COMPLETED M-Pesa payment of `amount`, made straight on the sandbox. */
-async function paid(amount: number): Promise<string> {
-	const intent = await sb.createIntent({ amount });
-	await sb.post(`/pay/${intent.reference}/process`, {
-		type: 'MPESA',
-		payment: { mobile: '254712345670' },
-	});
-	const record = await sb.status(intent.key, '?longPoll=true');
-	if (record.status !== 'COMPLETED') throw new Error(`payment is ${String(record.status)}`);
-	await sb.received();
-	return intent.reference;
-}
-
-const outputs = (result: RunResult) => result.output('Little Pay').map((o) => o.json);
 
 describe('tool mode: money moves are off until the author turns them on', () => {
 	it('a payout tool at its defaults is refused as data, and nothing is sent', async () => {

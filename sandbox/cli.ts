@@ -12,6 +12,19 @@ function numberFrom(name: string, value: string | undefined): number | undefined
 	return n;
 }
 
+/** The other merchants as SANDBOX_OTHER_MERCHANTS gives them, a JSON array; startSandbox checks each. */
+function merchantsFrom(name: string, value: string | undefined): unknown[] | undefined {
+	if (value === undefined || value === '') return undefined;
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(value);
+	} catch {
+		throw new Error(`${name} must be JSON: [{"clientId","clientSecret","tokenId","apiKey"}, ...]`);
+	}
+	if (!Array.isArray(parsed)) throw new Error(`${name} must be a JSON array of merchants`);
+	return parsed;
+}
+
 function portArg(argv: string[]): string | undefined {
 	for (let i = 0; i < argv.length; i++) {
 		if (argv[i] === '--port') return argv[i + 1];
@@ -38,6 +51,10 @@ async function main(): Promise<void> {
 		clientSecret: env.SANDBOX_CLIENT_SECRET || undefined,
 		tokenId: env.SANDBOX_TOKEN_ID || undefined,
 		apiKey: env.SANDBOX_API_KEY || undefined,
+		// Shapes are checked by startSandbox, which names the merchant and field that is wrong.
+		otherMerchants: merchantsFrom('SANDBOX_OTHER_MERCHANTS', env.SANDBOX_OTHER_MERCHANTS) as
+			| SandboxOptions['otherMerchants']
+			| undefined,
 		privateKeyPem: env.SANDBOX_PRIVATE_KEY_FILE
 			? readFileSync(env.SANDBOX_PRIVATE_KEY_FILE, 'utf8')
 			: undefined,

@@ -106,11 +106,22 @@ export function disbursementOutcome(
 
 type Waiter = () => void;
 
+/**
+ * The index key of a merchant's own intent or payout key: keys are unique per merchant, so two
+ * merchants may each have an ORDER123 (a JSON pair, so no clientId and key can run together).
+ */
+function ownKey(merchant: string, key: string): string {
+	return JSON.stringify([merchant, key]);
+}
+
 export class Gateway {
+	/** Every merchant's intents by reference: the /pay and /checkout paths find them by it alone. */
 	readonly intents = new Map<string, Intent>();
+	/** By ownKey(merchant, key). */
 	private readonly intentsByKey = new Map<string, Intent>();
 	readonly refunds: Refund[] = [];
 	readonly disbursements = new Map<string, Disbursement>();
+	/** By ownKey(merchant, key). */
 	private readonly disbursementsByKey = new Map<string, Disbursement>();
 	private readonly timers = new Set<NodeJS.Timeout>();
 	private readonly waiters = new Map<string, Set<Waiter>>();
@@ -202,8 +213,8 @@ export class Gateway {
 
 	// ---- intents ------------------------------------------------------------------------
 
-	/** Creates an intent from the create-intent body. */
-	createIntent(body: unknown): Intent {
+	/** Creates an intent of the merchant (its clientId) from the create-intent body. */
+	createIntent(merchant: string, body: unknown): Intent {
 		const b = requireObjectBody(body);
 		const amount = requireAmount(b, 'amount');
 		const currency = optionalString(b, 'currency') ?? 'KES';
@@ -293,7 +304,7 @@ export class Gateway {
 			if (url)
 				authenticationRedirectUrl = requireHttpUrl(url, 'metadata.authenticationRedirectUrl');
 		}
-		const existing = this.intentsByKey.get(key);
+		const existing = this.intentsByKey.get(ownKey(merchant, key));
 		if (existing) {
 			throw new SandboxError(
 				409,
@@ -307,6 +318,7 @@ export class Gateway {
 		const now = Date.now();
 		const intent: Intent = {
 			reference: randomUUID(),
+			merchant,
 			key,
 			amount,
 			currency,
@@ -328,21 +340,52 @@ export class Gateway {
 			card: null,
 		};
 		this.intents.set(intent.reference, intent);
-		this.intentsByKey.set(key, intent);
+		this.intentsByKey.set(ownKey(merchant, key), intent);
 		this.later(intent.expiresAtMs - now, () => this.expire(intent));
 		return intent;
 	}
 
-	/** Looks an intent up by reference or by merchant key. */
-	findIntent(referenceOrKey: string): Intent {
-		const intent = this.intents.get(referenceOrKey) ?? this.intentsByKey.get(referenceOrKey);
-		if (!intent)
-			throw new SandboxError(
-				404,
-				'NOT_FOUND',
-				`No payment intent with reference or key "${referenceOrKey}"`,
-			);
+	/**
+	 * Looks one of the merchant's intents up by reference or key. Another merchant's intent is not
+	 * found (the same 404 as an unknown one): only the owner's API key may read or refund it, and
+	 * the answer must not tell a stranger that the reference exists.
+	 */
+	findIntent(merchant: string, referenceOrKey: string): Intent {
+		const byReference = this.intents.get(referenceOrKey);
+		const intent =
+			byReference?.merchant === merchant
+				? byReference
+				: this.intentsByKey.get(ownKey(merchant, referenceOrKey));
+		if (!intent) throw this.noIntent(referenceOrKey);
 		return intent;
+	}
+
+	private noIntent(referenceOrKey: string): SandboxError {
+		return new SandboxError(
+			404,
+			'NOT_FOUND',
+			`No payment intent with reference or key "${referenceOrKey}"`,
+		);
+	}
+
+	/**
+	 * Looks an intent up for a control endpoint (no merchant): by reference, else by a key only one
+	 * merchant uses; a key two merchants use is refused (409), since picking one could settle the
+	 * wrong payment.
+	 */
+	findAnyIntent(referenceOrKey: string): Intent {
+		const byReference = this.intents.get(referenceOrKey);
+		if (byReference) return byReference;
+		const matches = [...this.intents.values()].filter((i) => i.key === referenceOrKey);
+		if (matches.length > 1)
+			throw new SandboxError(
+				409,
+				'AMBIGUOUS_KEY',
+				`key "${referenceOrKey}" is used by several merchants; use the payment's reference`,
+				{ references: matches.map((i) => i.reference) },
+			);
+		if (matches.length === 0) throw this.noIntent(referenceOrKey);
+		return matches[0];
 	}
 
 	/** Looks an intent up by reference only: /pay/{intentId}/... paths take the reference. */
@@ -376,6 +419,16 @@ export class Gateway {
 				status: a.status,
 			})),
 			refundedAmount: intent.refundedAmount,
+			// Each refund with its own status, so a refund callback is confirmed by that refund,
+			// not by a total.
+			refunds: this.refunds
+				.filter((r) => r.reference === intent.reference)
+				.map((r) => ({
+					amount: r.amount,
+					status: r.status,
+					reason: r.reason,
+					date: r.settledAt ?? r.createdAt,
+				})),
 			createdAt: intent.createdAt,
 			expiresAt: new Date(intent.expiresAtMs).toISOString(),
 			completedAt: intent.completedAt,
@@ -468,7 +521,7 @@ export class Gateway {
 
 	/** Expires an unpaid intent now, as its expiry would (control endpoint); a paid one is left alone. */
 	expireNow(referenceOrKey: string): Intent {
-		const intent = this.findIntent(referenceOrKey);
+		const intent = this.findAnyIntent(referenceOrKey);
 		if (intent.status === 'COMPLETED')
 			throw new SandboxError(
 				422,
@@ -482,7 +535,7 @@ export class Gateway {
 
 	/** Settles the pending attempt by hand (control endpoint). */
 	resolve(reference: string, body: unknown): Intent {
-		const intent = this.findIntent(reference);
+		const intent = this.findAnyIntent(reference);
 		const b = requireObjectBody(body);
 		const status = b.status;
 		if (status !== 'COMPLETED' && status !== 'FAILED') {
@@ -797,6 +850,7 @@ export class Gateway {
 		const outcome = refundOutcome(reason);
 		const refund: Refund = {
 			id: `rf_${randomBytes(6).toString('hex')}`,
+			merchant: intent.merchant,
 			reference: intent.reference,
 			key: intent.key,
 			amount: value,
@@ -833,7 +887,8 @@ export class Gateway {
 						message: refund.message,
 						amount: refund.amount,
 						reason: refund.reason,
-						date: new Date().toISOString(),
+						// The same instant as the refund's date in the status record, so the two match.
+						date: refund.settledAt,
 						reference: refund.reference,
 						key: refund.key,
 					});
@@ -845,8 +900,11 @@ export class Gateway {
 
 	// ---- disbursements ------------------------------------------------------------------
 
-	/** Creates a payout; limits are the charges table's, the destination's last digit decides the result. */
-	createDisbursement(body: unknown): Disbursement {
+	/**
+	 * Creates a payout of the merchant (its clientId); limits are the charges table's, the destination's
+	 * last digit decides the result.
+	 */
+	createDisbursement(merchant: string, body: unknown): Disbursement {
 		const b = requireObjectBody(body);
 		const amount = requireAmount(b, 'amount');
 		const method = requireNetwork(b.method, 'method');
@@ -885,7 +943,7 @@ export class Gateway {
 			);
 		}
 		if (key !== undefined && !this.options.acceptRepeatedPayoutKeys) {
-			const existing = this.disbursementsByKey.get(key);
+			const existing = this.disbursementsByKey.get(ownKey(merchant, key));
 			if (existing) {
 				throw new SandboxError(
 					409,
@@ -901,6 +959,7 @@ export class Gateway {
 		const id = `dsb_${randomBytes(8).toString('hex')}`;
 		const disbursement: Disbursement = {
 			id,
+			merchant,
 			key: key ?? id,
 			amount,
 			fee: feeFor(method, amount),
@@ -923,8 +982,8 @@ export class Gateway {
 		});
 		this.disbursements.set(id, disbursement);
 		// With repeated keys accepted, the key still finds its first payout, as a lookup by key would.
-		if (!this.disbursementsByKey.has(disbursement.key))
-			this.disbursementsByKey.set(disbursement.key, disbursement);
+		const byKey = ownKey(merchant, disbursement.key);
+		if (!this.disbursementsByKey.has(byKey)) this.disbursementsByKey.set(byKey, disbursement);
 		const outcome = disbursementOutcome(to);
 		if (outcome) {
 			this.later(settleDelay(this.options.payoutSettleMs ?? this.options.pinDelayMs), () => {
@@ -937,9 +996,11 @@ export class Gateway {
 		return disbursement;
 	}
 
-	/** Looks a payout up by id or key. */
-	findDisbursement(idOrKey: string): Disbursement {
-		const d = this.disbursements.get(idOrKey) ?? this.disbursementsByKey.get(idOrKey);
+	/** Looks one of the merchant's payouts up by id or key; another merchant's is not found (404). */
+	findDisbursement(merchant: string, idOrKey: string): Disbursement {
+		const byId = this.disbursements.get(idOrKey);
+		const d =
+			byId?.merchant === merchant ? byId : this.disbursementsByKey.get(ownKey(merchant, idOrKey));
 		if (!d) throw new SandboxError(404, 'NOT_FOUND', `No disbursement with id or key "${idOrKey}"`);
 		return d;
 	}
@@ -962,12 +1023,18 @@ export class Gateway {
 		};
 	}
 
-	/** Every record, for counting duplicates in reliability tests. */
+	/** Every record of every merchant (each names its owner), for counting duplicates in tests. */
 	ledger(): Record<string, unknown> {
 		return {
-			intents: [...this.intents.values()].map((i) => this.statusRecord(i, false)),
+			intents: [...this.intents.values()].map((i) => ({
+				...this.statusRecord(i, false),
+				merchant: i.merchant,
+			})),
 			refunds: this.refunds.map((r) => ({ ...r })),
-			disbursements: [...this.disbursements.values()].map((d) => this.disbursementRecord(d)),
+			disbursements: [...this.disbursements.values()].map((d) => ({
+				...this.disbursementRecord(d),
+				merchant: d.merchant,
+			})),
 		};
 	}
 

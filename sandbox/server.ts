@@ -42,6 +42,7 @@ import {
 import type {
 	FaultRule,
 	Intent,
+	MerchantCredentials,
 	RequestLogEntry,
 	SandboxHandle,
 	SandboxMerchant,
@@ -55,6 +56,50 @@ export const DEFAULT_CREDENTIALS = {
 	tokenId: 'sandboxtoken01',
 	apiKey: 'sandbox-api-key',
 } as const;
+
+/**
+ * Fixed credentials of the second merchant a sandbox has unless told otherwise: Little Pay signs every
+ * merchant's callbacks with one key, so tests need a second merchant to show that a signed callback
+ * about someone else's payment is refused.
+ */
+export const OTHER_MERCHANT_CREDENTIALS = {
+	clientId: 'sandbox-client-id-2',
+	clientSecret: 'sandbox-client-secret-2',
+	tokenId: 'sandboxtoken02',
+	apiKey: 'sandbox-api-key-2',
+} as const;
+
+const CREDENTIAL_FIELDS = ['clientId', 'clientSecret', 'tokenId', 'apiKey'] as const;
+
+/**
+ * Checks every merchant's credentials: all four non-empty strings, and no clientId, tokenId or apiKey
+ * shared by two merchants (each must name one merchant, or a payment could be found by the wrong one).
+ */
+export function checkedMerchants(merchants: unknown[]): MerchantCredentials[] {
+	const checked = merchants.map((m, index) => {
+		const record = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+		for (const field of CREDENTIAL_FIELDS) {
+			const value = record[field];
+			if (typeof value !== 'string' || value === '')
+				throw new Error(`merchant ${index + 1}: ${field} must be a non-empty string`);
+		}
+		return {
+			clientId: record.clientId as string,
+			clientSecret: record.clientSecret as string,
+			tokenId: record.tokenId as string,
+			apiKey: record.apiKey as string,
+		};
+	});
+	for (const field of ['clientId', 'tokenId', 'apiKey'] as const) {
+		const seen = new Set<string>();
+		for (const m of checked) {
+			if (seen.has(m[field]))
+				throw new Error(`two merchants have the ${field} "${m[field]}"; each must have its own`);
+			seen.add(m[field]);
+		}
+	}
+	return checked;
+}
 
 interface Ctx {
 	req: IncomingMessage;
@@ -87,12 +132,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const pinDelayMs = options.pinDelayMs ?? 2000;
 	const longPollTimeoutMs = options.longPollTimeoutMs ?? 30000;
 	const quiet = options.quiet ?? false;
-	const credentials = {
-		clientId: options.clientId ?? DEFAULT_CREDENTIALS.clientId,
-		clientSecret: options.clientSecret ?? DEFAULT_CREDENTIALS.clientSecret,
-		tokenId: options.tokenId ?? DEFAULT_CREDENTIALS.tokenId,
-		apiKey: options.apiKey ?? DEFAULT_CREDENTIALS.apiKey,
-	};
+	const [credentials, ...others] = checkedMerchants([
+		{
+			clientId: options.clientId ?? DEFAULT_CREDENTIALS.clientId,
+			clientSecret: options.clientSecret ?? DEFAULT_CREDENTIALS.clientSecret,
+			tokenId: options.tokenId ?? DEFAULT_CREDENTIALS.tokenId,
+			apiKey: options.apiKey ?? DEFAULT_CREDENTIALS.apiKey,
+		},
+		...(options.otherMerchants ?? [OTHER_MERCHANT_CREDENTIALS]),
+	]);
+	const merchants = [credentials, ...others];
 	let privateKey: KeyObject;
 	if (options.privateKeyPem) {
 		privateKey = createPrivateKey(options.privateKeyPem);
@@ -128,7 +177,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	let closing = false;
 	const delays = new Set<() => void>();
 
-	const merchant = (): SandboxMerchant => ({ baseUrl, ...credentials, publicKeyPem });
+	const merchant = (): SandboxMerchant => ({
+		baseUrl,
+		...credentials,
+		publicKeyPem,
+		otherMerchants: others.map((m) => ({ ...m })),
+	});
 
 	const sleep = (ms: number): Promise<void> =>
 		new Promise((resolve) => {
@@ -143,7 +197,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	// ---- authentication -----------------------------------------------------------------
 
-	const requireBasic = (req: IncomingMessage, tokenId: string): void => {
+	/**
+	 * The merchant whose Basic credentials these are; every merchant is compared, so the time taken
+	 * does not tell which one matched. The path's tokenId must be that merchant's own.
+	 */
+	const requireBasic = (req: IncomingMessage, tokenId: string): MerchantCredentials => {
 		const header = req.headers.authorization;
 		if (!header || !/^Basic\s+/i.test(header)) {
 			throw new SandboxError(
@@ -156,25 +214,32 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		const colon = decoded.indexOf(':');
 		const id = colon >= 0 ? decoded.slice(0, colon) : decoded;
 		const secret = colon >= 0 ? decoded.slice(colon + 1) : '';
-		const idOk = safeEqual(id, credentials.clientId);
-		const secretOk = safeEqual(secret, credentials.clientSecret);
-		if (!idOk || !secretOk)
-			throw new SandboxError(401, 'UNAUTHORIZED', 'clientId or clientSecret is wrong');
-		if (!safeEqual(tokenId, credentials.tokenId)) {
+		let found: MerchantCredentials | undefined;
+		for (const m of merchants) {
+			const idOk = safeEqual(id, m.clientId);
+			const secretOk = safeEqual(secret, m.clientSecret);
+			if (idOk && secretOk) found = m;
+		}
+		if (!found) throw new SandboxError(401, 'UNAUTHORIZED', 'clientId or clientSecret is wrong');
+		if (!safeEqual(tokenId, found.tokenId)) {
 			throw new SandboxError(
 				401,
 				'UNAUTHORIZED',
 				'tokenId in the path does not belong to this merchant',
 			);
 		}
+		return found;
 	};
 
-	const requireApiKey = (req: IncomingMessage): void => {
+	/** The merchant whose API key this is; it sees only its own payments and payouts. */
+	const requireApiKey = (req: IncomingMessage): MerchantCredentials => {
 		const header = req.headers['x-api-key'];
 		const value = Array.isArray(header) ? header[0] : header;
 		if (!value) throw new SandboxError(401, 'UNAUTHORIZED', 'X-API-KEY header is required');
-		if (!safeEqual(value, credentials.apiKey))
-			throw new SandboxError(401, 'UNAUTHORIZED', 'X-API-KEY is wrong');
+		let found: MerchantCredentials | undefined;
+		for (const m of merchants) if (safeEqual(value, m.apiKey)) found = m;
+		if (!found) throw new SandboxError(401, 'UNAUTHORIZED', 'X-API-KEY is wrong');
+		return found;
 	};
 
 	/**
@@ -194,8 +259,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	// ---- API handlers -------------------------------------------------------------------
 
 	const createIntent: Handler = (ctx) => {
-		requireBasic(ctx.req, ctx.params[0]);
-		const intent = gateway.createIntent(ctx.body);
+		const owner = requireBasic(ctx.req, ctx.params[0]);
+		const intent = gateway.createIntent(owner.clientId, ctx.body);
 		return envelope({
 			reference: intent.reference,
 			checkoutUrl: `${publicBase(ctx.req)}/checkout/${intent.reference}`,
@@ -214,9 +279,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	};
 
 	const paymentStatus: Handler = async (ctx) => {
-		requireApiKey(ctx.req);
+		const owner = requireApiKey(ctx.req);
 		const id = ctx.params[0];
-		const intent = gateway.findIntent(id);
+		const intent = gateway.findIntent(owner.clientId, id);
 		if (isTrue(ctx.query.get('longPoll'))) await holdWhilePending(ctx, intent);
 		return envelope(gateway.statusRecord(intent, intent.reference === id));
 	};
@@ -267,8 +332,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	};
 
 	const refund: Handler = (ctx) => {
-		requireApiKey(ctx.req);
-		const r = gateway.refund(gateway.findIntent(ctx.params[0]), ctx.body);
+		const owner = requireApiKey(ctx.req);
+		const r = gateway.refund(gateway.findIntent(owner.clientId, ctx.params[0]), ctx.body);
 		return envelope({
 			status: r.status,
 			message: r.message,
@@ -280,8 +345,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	};
 
 	const createDisbursement: Handler = (ctx) => {
-		requireApiKey(ctx.req);
-		const d = gateway.createDisbursement(ctx.body);
+		const owner = requireApiKey(ctx.req);
+		const d = gateway.createDisbursement(owner.clientId, ctx.body);
 		// "success" here means accepted, as the interface shows; the payout's own result is in the status record.
 		return envelope({
 			message: 'Disbursement accepted',
@@ -298,8 +363,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	};
 
 	const disbursementStatus: Handler = (ctx) => {
-		requireApiKey(ctx.req);
-		return envelope(gateway.disbursementRecord(gateway.findDisbursement(ctx.params[0])));
+		const owner = requireApiKey(ctx.req);
+		return envelope(
+			gateway.disbursementRecord(gateway.findDisbursement(owner.clientId, ctx.params[0])),
+		);
 	};
 
 	// ---- 3-D Secure pages ---------------------------------------------------------------

@@ -14,11 +14,17 @@ export interface SandboxOptions {
 	callbackRetryDelaysMs?: number[];
 	/** Whether to keep the sandbox silent on stdout/stderr. */
 	quiet?: boolean;
-	/** Credentials of the single sandbox merchant; defaults are fixed so docs and examples work as written. */
+	/** Credentials of the default merchant; defaults are fixed so docs and examples work as written. */
 	clientId?: string;
 	clientSecret?: string;
 	tokenId?: string;
 	apiKey?: string;
+	/**
+	 * The other merchants of this gateway, each with its own credentials and its own intents, refunds
+	 * and payouts (their callbacks signed with the one key, as Little Pay does). Default: one,
+	 * OTHER_MERCHANT_CREDENTIALS; `[]` leaves the default merchant alone.
+	 */
+	otherMerchants?: MerchantCredentials[];
 	/** PKCS#8 PEM private key used to sign callbacks; a fresh 2048-bit pair is generated when absent. */
 	privateKeyPem?: string;
 	/** Whether callbacks may go to hosts other than loopback (off: the sandbox never sends traffic off the machine). */
@@ -49,14 +55,22 @@ export interface SandboxOptions {
 /** A payout's settling time: fixed, or drawn per payout from [minMs, maxMs]. */
 export type PayoutSettleMs = number | { minMs: number; maxMs: number };
 
-/** What a merchant needs to talk to this sandbox; also answered by GET /sandbox/merchant. */
-export interface SandboxMerchant {
-	baseUrl: string;
+/** One merchant's credentials: Basic (clientId, clientSecret) and tokenId for intents, apiKey for the rest. */
+export interface MerchantCredentials {
 	clientId: string;
 	clientSecret: string;
 	tokenId: string;
 	apiKey: string;
+}
+
+/**
+ * What a merchant needs to talk to this sandbox (the default merchant's credentials, plus the other
+ * merchants' for tests of whose payment a callback is); also answered by GET /sandbox/merchant.
+ */
+export interface SandboxMerchant extends MerchantCredentials {
+	baseUrl: string;
 	publicKeyPem: string;
+	otherMerchants: MerchantCredentials[];
 }
 
 /** A running sandbox. */
@@ -107,6 +121,8 @@ export interface CardSession {
 
 export interface Intent {
 	reference: string;
+	/** The clientId of the merchant that created it: only that merchant's API key finds it. */
+	merchant: string;
 	key: string;
 	amount: number;
 	currency: string;
@@ -132,6 +148,8 @@ export type RefundStatus = 'PENDING' | 'COMPLETED' | 'FAILED';
 
 export interface Refund {
 	id: string;
+	/** The clientId of the merchant whose payment it refunds. */
+	merchant: string;
 	reference: string;
 	key: string;
 	amount: number;
@@ -155,6 +173,8 @@ export interface DisbursementAttempt {
 
 export interface Disbursement {
 	id: string;
+	/** The clientId of the merchant whose API key created it: only that key finds it. */
+	merchant: string;
 	key: string;
 	amount: number;
 	fee: number;

@@ -11,7 +11,14 @@ describe('sandbox CLI', () => {
 		// over IPC, and on a loaded machine it exited 143 (killed by SIGTERM) before the child's own exit.
 		const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--port', '0'], {
 			cwd: ROOT,
-			env: { ...process.env, SANDBOX_API_KEY: 'cli-test-key', SANDBOX_QUIET: '1' },
+			env: {
+				...process.env,
+				SANDBOX_API_KEY: 'cli-test-key',
+				SANDBOX_OTHER_MERCHANTS: JSON.stringify([
+					{ clientId: 'shop-c', clientSecret: 'secret-c', tokenId: 'tokenc', apiKey: 'key-c' },
+				]),
+				SANDBOX_QUIET: '1',
+			},
 			stdio: ['ignore', 'pipe', 'pipe'],
 		});
 		try {
@@ -29,10 +36,14 @@ describe('sandbox CLI', () => {
 				'baseUrl',
 				'clientId',
 				'clientSecret',
+				'otherMerchants',
 				'publicKeyPem',
 				'tokenId',
 			]);
 			expect(merchant.apiKey).toBe('cli-test-key');
+			expect(merchant.otherMerchants).toEqual([
+				{ clientId: 'shop-c', clientSecret: 'secret-c', tokenId: 'tokenc', apiKey: 'key-c' },
+			]);
 			const res = await axios.get(`${merchant.baseUrl}/sandbox/merchant`);
 			expect(res.data.data).toEqual(merchant);
 			const exited = new Promise<number | null>((resolve) =>

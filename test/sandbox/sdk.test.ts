@@ -158,7 +158,7 @@ describe('intent expiry timers', () => {
 		});
 		// The 30-day limit is on the request; the timer itself must hold any length.
 		const gateway = new Gateway({ pinDelayMs: 10, callbacks, minuteMs: 60_000 * (40 / 30) });
-		const intent = gateway.createIntent({
+		const intent = gateway.createIntent('sandbox-client-id', {
 			amount: 100,
 			description: 'Forty days',
 			callbackUrl: 'http://127.0.0.1:9/cb',

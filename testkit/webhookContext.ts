@@ -110,13 +110,8 @@ export async function callWebhook(
 			return res;
 		},
 	});
-	const defaults: IDataObject = {
-		events: ['*'],
-		verifySignatures: true,
-		options: { toleranceSeconds: 300 },
-		refundToken: '',
-		confirmWithStatusApi: false,
-	};
+	// What n8n fills in for a parameter the workflow does not set: the trigger's own defaults.
+	const defaults = triggerDefaults();
 	const context = {
 		getRequestObject: () => ({
 			headers: request.headers,
@@ -223,6 +218,15 @@ async function runTriggerExecution(
 	}
 }
 
+/** The trigger's top-level parameter defaults, as n8n fills them in (Options holds the tolerance's). */
+export function triggerDefaults(): IDataObject {
+	const defaults: IDataObject = { options: { toleranceSeconds: 300 } };
+	for (const property of new LittlePayTrigger().description.properties)
+		if (property.type !== 'notice' && property.name !== 'options')
+			defaults[property.name] = property.default as IDataObject[string];
+	return defaults;
+}
+
 /** Calls one of the trigger's activation methods (checkExists, create, delete) the way n8n does. */
 export async function callHookMethod(
 	state: TriggerState,
@@ -231,12 +235,16 @@ export async function callHookMethod(
 ): Promise<boolean> {
 	const context = {
 		getWorkflowStaticData: () => state.staticData,
-		getNodeParameter: (name: string, fallback?: unknown) => parameters[name] ?? fallback,
+		getNodeParameter: (name: string, fallback?: unknown) =>
+			parameters[name] ?? triggerDefaults()[name] ?? fallback,
 		getWorkflow: () => ({ id: state.workflowId, active: true }),
 		getNode: () => ({
 			id: 'trigger-node',
 			name: 'Little Pay Trigger',
 			type: 'n8n-nodes-littlepay.littlePayTrigger',
+			...(state.credential
+				? { credentials: { littlePayApiKeyApi: { id: 'cred-1', name: 'Little Pay (API key)' } } }
+				: {}),
 		}),
 	} as unknown as IHookFunctions;
 	return await new LittlePayTrigger().webhookMethods.default[method].call(context);

@@ -18,8 +18,12 @@ import {
 import { warnOnce } from './flows/output';
 import { recordAcceptedItems } from './callbacks/eventMemory';
 import { takeProductionUrlNotes } from './callbacks/productionUrl';
-import { answerTriggerCallback, refundTokenOf } from './callbacks/triggerWebhook';
-import { refundTokenRefusal } from './callbacks/authorize';
+import {
+	answerTriggerCallback,
+	confirmsWithAccount,
+	refundTokenOf,
+} from './callbacks/triggerWebhook';
+import { confirmationRefusal, refundTokenRefusal } from './callbacks/authorize';
 import { optionsCollection } from './actions/common';
 import { nodeError } from './errors';
 import { gatewayOf } from './transport';
@@ -97,9 +101,18 @@ export class LittlePayTrigger implements INodeType {
 				displayName: 'Confirm With Status API',
 				name: 'confirmWithStatusApi',
 				type: 'boolean',
-				default: false,
+				default: true,
+				hint: "Keep it on: Little Pay signs every merchant's callbacks with one key, so a signature proves Little Pay sent it, not that the payment is yours. On, the payment is looked up with your API key first",
 				description:
-					'Whether to ask the Little Pay status API, with the API key credential above (needed for this), before starting the workflow, and refuse callbacks the gateway does not confirm',
+					"Whether to look the callback's payment up in your Little Pay account (with the API key credential above, needed for this) before starting the workflow, and refuse callbacks your account does not confirm: another merchant's payment, or one whose status, amount or key differ",
+			},
+			{
+				displayName:
+					"Confirm With Status API is OFF: another Little Pay merchant can pay a KES 10 payment of their own with your order's key and this trigger's URL as its Callback URL, and Little Pay's signature on it verifies. Branch on the amount and reference yourself, or turn this back on.",
+				name: 'unconfirmedNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { confirmWithStatusApi: [false] } },
 			},
 			{
 				displayName:
@@ -202,7 +215,12 @@ export class LittlePayTrigger implements INodeType {
 				return typeof memory.activatedAt === 'string';
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				const refusal = refundTokenRefusal(refundTokenOf(this));
+				const refusal =
+					refundTokenRefusal(refundTokenOf(this)) ??
+					confirmationRefusal(
+						confirmsWithAccount(this),
+						this.getNode().credentials?.littlePayApiKeyApi !== undefined,
+					);
 				if (refusal)
 					throw nodeError(this.getNode(), refusal.message, { description: refusal.description });
 				const memory = this.getWorkflowStaticData('node');

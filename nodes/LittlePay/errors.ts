@@ -206,6 +206,30 @@ export function statusCheckError(node: INode, statusCode: number): NodeOperation
 	return new NodeOperationError(node, `Little Pay status check answered HTTP ${statusCode}`);
 }
 
+/** A path asked to name a payment or payout by a value that names none (`..`): nothing is sent. */
+export function notARecordNameError(): Error {
+	return new Error('A Little Pay path was asked for a value that cannot name a payment or payout');
+}
+
+/**
+ * Little Pay answered 2xx with something that is not the record asked for (no status, no amount,
+ * another payment's): it proves nothing, so nothing is decided on it.
+ */
+export function notARecordError(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	what: string,
+	problem: string,
+): never {
+	throw new NodeOperationError(
+		context.getNode(),
+		`${rowOf(itemIndex)}: Little Pay's answer is not the ${what} asked for: ${problem}`,
+		{
+			description: `Nothing was decided on it. Look the ${what} up again in a minute; if it keeps happening, check that the credential's Base URL is Little Pay's (or the sandbox's) and not another service.`,
+		},
+	);
+}
+
 /** An error of the node run, not of a bad value: a message as it is, with the options given. */
 export function nodeError(
 	node: INode,

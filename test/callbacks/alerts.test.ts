@@ -165,6 +165,7 @@ describe('the trigger with Output Refused Callbacks on', () => {
 	const rotated = generateKeyPairSync('rsa', { modulusLength: 2048 });
 	const params = {
 		refusedOutput: true,
+		confirmWithStatusApi: false,
 		options: { publicKey: gateway.publicKey.export({ type: 'spki', format: 'pem' }).toString() },
 	};
 	function callback(reference: string, key = gateway.privateKey): FakeRequest {

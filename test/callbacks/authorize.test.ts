@@ -4,6 +4,8 @@ import { authorizeCallback } from '../../nodes/LittlePay/callbacks/authorize';
 import { compareWithRecord } from '../../nodes/LittlePay/callbacks/confirm';
 import type { CallbackProof } from '../../nodes/LittlePay/callbacks/authorize';
 import type { ParsedCallback } from '../../nodes/LittlePay/callbacks/callbackEvent';
+import { isNotARecord, readPaymentRecord } from '../../nodes/LittlePay/transport/records';
+import type { PaymentRecord } from '../../nodes/LittlePay/transport/records';
 
 const payment: ParsedCallback = {
 	kind: 'payment',
@@ -106,7 +108,19 @@ describe('authorizeCallback', () => {
 });
 
 describe('compareWithRecord', () => {
-	const paid = { reference: 'r1', key: 'k1', status: 'COMPLETED', amount: 10, currency: 'KES' };
+	// Records as the trigger gets them: read fail-closed from the status answer.
+	const rec = (data: Record<string, unknown>): PaymentRecord => {
+		const read = readPaymentRecord(data, 'r1');
+		if (isNotARecord(read)) throw new Error(read.notARecord);
+		return read;
+	};
+	const paid = rec({
+		reference: 'r1',
+		key: 'k1',
+		status: 'COMPLETED',
+		amount: 10,
+		currency: 'KES',
+	});
 	const call = (kind: 'payment' | 'refund', body: Record<string, unknown>): ParsedCallback => ({
 		kind,
 		event: `${kind}.${String(body.status).toLowerCase()}` as ParsedCallback['event'],
@@ -127,7 +141,7 @@ describe('compareWithRecord', () => {
 	});
 
 	it('takes a field the record lacks from the body only when a signature vouches for it, else says null', () => {
-		const bare = { reference: 'r1', status: 'COMPLETED', amount: 10 };
+		const bare = rec({ reference: 'r1', status: 'COMPLETED', amount: 10 });
 		const body = { status: 'COMPLETED', amount: 10, currency: 'UGX' };
 		expect(compareWithRecord(call('payment', body), bare, false)).toMatchObject({
 			agrees: true,
@@ -155,10 +169,18 @@ describe('compareWithRecord', () => {
 		expect(byKey.agrees).toBe(false);
 	});
 
-	it('confirms a refund only when the record shows at least its amount refunded; a failed refund never', () => {
-		const refunded = (n: number) => ({ ...paid, refundedAmount: n });
+	it('confirms a refund only by the refund itself in the record, never by a total that covers it', () => {
+		const refunded = (n: number) => rec({ ...paid.data, refundedAmount: n });
 		expect(
 			compareWithRecord(call('refund', { status: 'COMPLETED', amount: 5 }), refunded(5), false),
+		).toMatchObject({ agrees: true, confirmed: false });
+		const listed = rec({
+			...paid.data,
+			refundedAmount: 5,
+			refunds: [{ amount: 5, status: 'COMPLETED', date: '2026-11-29T01:00:00Z' }],
+		});
+		expect(
+			compareWithRecord(call('refund', { status: 'COMPLETED', amount: 5 }), listed, false),
 		).toMatchObject({ agrees: true, confirmed: true });
 		expect(
 			compareWithRecord(call('refund', { status: 'COMPLETED', amount: 5 }), refunded(0), false)
@@ -177,10 +199,10 @@ describe('compareWithRecord', () => {
 		expect(
 			compareWithRecord(
 				call('refund', { status: 'COMPLETED', amount: 5 }),
-				{
-					...refunded(5),
+				rec({
+					...refunded(5).data,
 					status: 'PENDING',
-				},
+				}),
 				false,
 			).agrees,
 		).toBe(false);

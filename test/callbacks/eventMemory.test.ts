@@ -12,7 +12,8 @@ import type { FakeRequest, WebhookCall } from '../../testkit/webhookContext';
 
 const gateway = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicKey = gateway.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-const params = { options: { publicKey } };
+// The signature layer alone: the account confirmation (on by default) has its own tests.
+const params = { options: { publicKey }, confirmWithStatusApi: false };
 
 function signedPayment(reference: string): FakeRequest {
 	const raw = JSON.stringify({

@@ -73,6 +73,10 @@ const paid = (reference: string) => ({
 
 beforeEach(() => forgetFetchedKeys());
 
+/** The merchant's own status records of these payments, which the trigger's default confirmation reads. */
+const recordsOf = (...references: string[]) =>
+	Object.fromEntries(references.map((reference) => [reference, { ...paid(reference) }]));
+
 describe('the example workflows are pinned to no gateway', () => {
 	it('examples 5, 6, 9, 10 and 11 verify callbacks, each with the API key credential and no pasted Public Key', () => {
 		expect(verifiers.map((v) => v.file.split('-')[0]).sort()).toEqual(['10', '11', '5', '6', '9']);
@@ -105,7 +109,7 @@ describe('the example workflows are pinned to no gateway', () => {
 
 	it("example 5's trigger, unchanged: the sandbox credential verifies the sandbox's callbacks; switched to Little Pay, its published key decides", async () => {
 		const trigger = verifiers.find((v) => v.file.startsWith('5-'))!.node;
-		const onSandbox = newTriggerState();
+		const onSandbox = newTriggerState(recordsOf('LP-EX5-1'));
 		onSandbox.credential = { baseUrl: SANDBOX };
 		onSandbox.gatewayKeys = { [SANDBOX]: sandboxPem };
 		const accepted = await callWebhook(
@@ -121,7 +125,7 @@ describe('the example workflows are pinned to no gateway', () => {
 			gateway: 'sandbox',
 		});
 
-		const onLittlePay = newTriggerState();
+		const onLittlePay = newTriggerState(recordsOf('LP-EX5-2'));
 		onLittlePay.credential = { baseUrl: LITTLE_PAY };
 		onLittlePay.gatewayKeys = { [SANDBOX]: sandboxPem };
 		const refused = await callWebhook(
@@ -139,7 +143,7 @@ describe('the example workflows are pinned to no gateway', () => {
 
 describe('a pasted Public Key while the credential points at Little Pay', () => {
 	it('is said in the run (a warning in the output panel); the item says littlepay', async () => {
-		const state = newTriggerState();
+		const state = newTriggerState(recordsOf('LP-P-1'));
 		state.credential = { baseUrl: LITTLE_PAY };
 		const call = await callWebhook(
 			state,
@@ -156,7 +160,7 @@ describe('a pasted Public Key while the credential points at Little Pay', () => 
 	});
 
 	it('is not flagged with the sandbox credential', async () => {
-		const state = newTriggerState();
+		const state = newTriggerState(recordsOf('LP-P-2'));
 		state.credential = { baseUrl: SANDBOX };
 		const call = await callWebhook(
 			state,

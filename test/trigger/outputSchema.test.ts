@@ -61,14 +61,26 @@ const refund = (status: string, message: string) => ({
 	reason: 'customer request',
 	date: '2026-11-22T11:00:00.000Z',
 	reference: 'LP-COMPLETED',
-	key: `refund${status}`,
+	// A refund callback carries the payment's own key (the merchant's key of the intent).
+	key: 'orderCOMPLETED',
 });
 
 /** The items the trigger starts workflows with, one per kind of event. */
 async function emitted(): Promise<Array<Record<string, unknown>>> {
 	const state = newTriggerState({
-		'LP-COMPLETED': { reference: 'LP-COMPLETED', status: 'COMPLETED' },
-		'LP-FAILED': { reference: 'LP-FAILED', status: 'FAILED', message: 'Insufficient funds' },
+		'LP-COMPLETED': {
+			reference: 'LP-COMPLETED',
+			status: 'COMPLETED',
+			amount: 1500,
+			key: 'orderCOMPLETED',
+		},
+		'LP-FAILED': {
+			reference: 'LP-FAILED',
+			status: 'FAILED',
+			amount: 1500,
+			key: 'orderFAILED',
+			message: 'Insufficient funds',
+		},
 	});
 	const params = { options: { publicKey }, refundToken: TOKEN };
 	const calls = [

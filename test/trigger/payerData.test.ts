@@ -50,7 +50,12 @@ function paid(): FakeRequest {
 async function itemWith(credential: Record<string, string> | undefined, options = {}) {
 	const state = newTriggerState();
 	if (credential) state.credential = { baseUrl: 'http://127.0.0.1:4010', ...credential };
-	const call = await callWebhook(state, { options: { publicKey, ...options } }, paid());
+	// The item as the signature layer builds it; the account confirmation has its own tests.
+	const call = await callWebhook(
+		state,
+		{ confirmWithStatusApi: false, options: { publicKey, ...options } },
+		paid(),
+	);
 	expect(call.started).toBe(true);
 	return call.result.workflowData![0][0].json;
 }

@@ -48,6 +48,8 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 const rotating = (extra: Record<string, unknown> = {}) => ({
+	// The signature layer alone: the account confirmation (on by default) has its own tests.
+	confirmWithStatusApi: false,
 	options: {
 		publicKey: pem(newKeys),
 		previousPublicKey: pem(oldKeys),
@@ -115,7 +117,10 @@ describe('a trigger during a key rotation', () => {
 		const state = newTriggerState();
 		state.credential = { baseUrl: 'http://127.0.0.1:4010' };
 		state.gatewayKeys = { 'http://127.0.0.1:4010': pem(newKeys) };
-		const options = { options: { previousPublicKey: pem(oldKeys), previousKeyUntil: until } };
+		const options = {
+			confirmWithStatusApi: false,
+			options: { previousPublicKey: pem(oldKeys), previousKeyUntil: until },
+		};
 		const byGateway = await callWebhook(state, options, signedBy(newKeys));
 		const byOld = await callWebhook(state, options, signedBy(oldKeys));
 		expect(byGateway.result.workflowData?.[0][0].json).toMatchObject({

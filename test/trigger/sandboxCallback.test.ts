@@ -31,6 +31,8 @@ describe('Little Pay Trigger with the sandbox gateway', () => {
 			callbackRetryDelaysMs: [100],
 		});
 		params = { options: { publicKey: sandbox.merchant.publicKeyPem } };
+		// The trigger confirms each callback with the merchant's own API key (its default).
+		state.credential = { baseUrl: sandbox.baseUrl, apiKey: sandbox.merchant.apiKey };
 		receiver = createServer((req, res) => {
 			const chunks: Buffer[] = [];
 			req.on('data', (c: Buffer) => chunks.push(c));
@@ -127,7 +129,7 @@ describe('A new Little Pay Trigger with the sandbox API key credential and nothi
 			quiet: true,
 			callbackRetryDelaysMs: [],
 		});
-		state.credential = { baseUrl: sandbox.baseUrl };
+		state.credential = { baseUrl: sandbox.baseUrl, apiKey: sandbox.merchant.apiKey };
 		state.mode = 'manual';
 		receiver = createServer((req, res) => {
 			const chunks: Buffer[] = [];

@@ -52,7 +52,9 @@ function signed(
 	};
 }
 
-const params = { options: { publicKey } };
+// The signature layer alone: the account confirmation (on by default) has its own tests.
+const signatureLayer = { confirmWithStatusApi: false };
+const params = { options: { publicKey }, ...signatureLayer };
 
 describe('Little Pay Trigger webhook', () => {
 	it('starts the workflow once with a clean item for a genuine payment callback', async () => {
@@ -193,7 +195,7 @@ describe('Little Pay Trigger webhook', () => {
 
 	it('writes static data only when it accepts an event, never for refused, ignored or duplicate calls', async () => {
 		const state = newTriggerState();
-		await callHookMethod(state, 'create');
+		await callHookMethod(state, 'create', params);
 		const snapshot = () => JSON.stringify(state.staticData);
 		const afterActivation = snapshot();
 		expect(
@@ -294,24 +296,26 @@ describe('Little Pay Trigger webhook', () => {
 
 	it('refuses to activate with a Refund Callback Token under 16 characters, naming its length', async () => {
 		const state = newTriggerState();
-		await expect(callHookMethod(state, 'create', { refundToken: 'books0refund' })).rejects.toThrow(
-			'Refund Callback Token has 12 characters: use at least 16',
-		);
+		await expect(
+			callHookMethod(state, 'create', { ...params, refundToken: 'books0refund' }),
+		).rejects.toThrow('Refund Callback Token has 12 characters: use at least 16');
 		expect(await callHookMethod(state, 'checkExists')).toBe(false);
-		expect(await callHookMethod(state, 'create', { refundToken: 'books0refund0token' })).toBe(true);
+		expect(
+			await callHookMethod(state, 'create', { ...params, refundToken: 'books0refund0token' }),
+		).toBe(true);
 	});
 
 	it('keeps the memory across deactivation and activation, and drops the list version 0.1 kept', async () => {
 		const state = newTriggerState();
 		state.staticData.seenEventIds = ['old-id'];
 		expect(await callHookMethod(state, 'checkExists')).toBe(false);
-		expect(await callHookMethod(state, 'create')).toBe(true);
+		expect(await callHookMethod(state, 'create', params)).toBe(true);
 		expect(await callHookMethod(state, 'checkExists')).toBe(true);
 		expect(state.staticData.seenEventIds).toBeUndefined();
 		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(true);
 		await callHookMethod(state, 'delete');
 		expect(await callHookMethod(state, 'checkExists')).toBe(false);
-		await callHookMethod(state, 'create');
+		await callHookMethod(state, 'create', params);
 		expect((await callWebhook(state, params, signed(paymentBody))).started).toBe(false);
 	});
 
@@ -349,7 +353,11 @@ describe('Little Pay Trigger webhook', () => {
 			rawBody: Buffer.from(JSON.stringify(paymentBody)),
 		};
 		expect((await callWebhook(newTriggerState(), params, unsigned)).response.status).toBe(401);
-		const off = await callWebhook(newTriggerState(), { verifySignatures: false }, unsigned);
+		const off = await callWebhook(
+			newTriggerState(),
+			{ ...params, verifySignatures: false },
+			unsigned,
+		);
 		expect(off.started).toBe(true);
 		expect(off.result.workflowData![0][0].json.verified).toBe('none');
 	});
@@ -430,7 +438,14 @@ describe('Little Pay Trigger webhook', () => {
 
 	describe('confirm with status API', () => {
 		it('starts the workflow only when the gateway confirms the status', async () => {
-			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'COMPLETED' } });
+			const state = newTriggerState({
+				'LP-REF-1': {
+					reference: 'LP-REF-1',
+					status: 'COMPLETED',
+					amount: 1500,
+					key: 'order12345',
+				},
+			});
 			const call = await callWebhook(
 				state,
 				{ ...params, confirmWithStatusApi: true },
@@ -468,7 +483,13 @@ describe('Little Pay Trigger webhook', () => {
 		it('gives a failed payment the code of the reason in its status record; without the record, unknown', async () => {
 			const failed = { ...paymentBody, status: 'FAILED' };
 			const state = newTriggerState({
-				'LP-REF-1': { reference: 'LP-REF-1', status: 'FAILED', message: 'Insufficient funds' },
+				'LP-REF-1': {
+					reference: 'LP-REF-1',
+					status: 'FAILED',
+					amount: 1500,
+					key: 'order12345',
+					message: 'Insufficient funds',
+				},
 			});
 			const confirmed = await callWebhook(
 				state,
@@ -489,7 +510,9 @@ describe('Little Pay Trigger webhook', () => {
 		});
 
 		it('refuses a callback whose status the gateway contradicts, even with verification off', async () => {
-			const state = newTriggerState({ 'LP-REF-1': { reference: 'LP-REF-1', status: 'PENDING' } });
+			const state = newTriggerState({
+				'LP-REF-1': { reference: 'LP-REF-1', status: 'PENDING', amount: 1500 },
+			});
 			const unsigned: FakeRequest = {
 				headers: {},
 				rawBody: Buffer.from(JSON.stringify(paymentBody)),
@@ -552,10 +575,18 @@ describe("The key a trigger without Options > Public Key checks with: its creden
 	it("accepts the gateway's signed callbacks, refuses forged ones, and asks for the key once", async () => {
 		const state = onGateway('http://127.0.0.1:4010', publicKey);
 		for (let i = 0; i < 3; i++) {
-			const call = await callWebhook(state, {}, signed({ ...paymentBody, reference: `LP-G-${i}` }));
+			const call = await callWebhook(
+				state,
+				signatureLayer,
+				signed({ ...paymentBody, reference: `LP-G-${i}` }),
+			);
 			expect(call.started).toBe(true);
 		}
-		const forged = await callWebhook(state, {}, signed(paymentBody, { key: attacker.privateKey }));
+		const forged = await callWebhook(
+			state,
+			signatureLayer,
+			signed(paymentBody, { key: attacker.privateKey }),
+		);
 		expect(forged.started).toBe(false);
 		expect(forged.response).toMatchObject({
 			status: 401,
@@ -571,7 +602,11 @@ describe("The key a trigger without Options > Public Key checks with: its creden
 			Array.from(
 				{ length: 5 },
 				async (_, i) =>
-					await callWebhook(state, {}, signed({ ...paymentBody, reference: `LP-B-${i}` })),
+					await callWebhook(
+						state,
+						signatureLayer,
+						signed({ ...paymentBody, reference: `LP-B-${i}` }),
+					),
 			),
 		);
 		expect(calls.map((call) => call.started)).toEqual([true, true, true, true, true]);
@@ -580,14 +615,14 @@ describe("The key a trigger without Options > Public Key checks with: its creden
 
 	it("never asks Little Pay's live host: its callbacks verify against the published key", async () => {
 		const state = onGateway('https://pay.little.africa/', publicKey);
-		const call = await callWebhook(state, {}, signed(paymentBody));
+		const call = await callWebhook(state, signatureLayer, signed(paymentBody));
 		expect(call.response).toMatchObject({ status: 401, body: { error: 'bad-signature' } });
 		expect(state.keyFetches).toEqual([]);
 	});
 
 	it('Options > Public Key wins over the gateway, and the gateway is then not asked', async () => {
 		const state = onGateway('http://127.0.0.1:4011', otherPem);
-		const call = await callWebhook(state, { options: { publicKey } }, signed(paymentBody));
+		const call = await callWebhook(state, params, signed(paymentBody));
 		expect(call.started).toBe(true);
 		expect(state.keyFetches).toEqual([]);
 	});
@@ -596,11 +631,16 @@ describe("The key a trigger without Options > Public Key checks with: its creden
 		const baseUrl = 'http://127.0.0.1:4012';
 		const state = onGateway(baseUrl, otherPem);
 		expect(
-			(await callWebhook(state, {}, signed(paymentBody, { key: other.privateKey }))).started,
+			(await callWebhook(state, signatureLayer, signed(paymentBody, { key: other.privateKey })))
+				.started,
 		).toBe(true);
 		state.gatewayKeys = { [baseUrl]: publicKey };
 		now += 11_000;
-		const call = await callWebhook(state, {}, signed({ ...paymentBody, reference: 'LP-NEW' }));
+		const call = await callWebhook(
+			state,
+			signatureLayer,
+			signed({ ...paymentBody, reference: 'LP-NEW' }),
+		);
 		expect(call.started).toBe(true);
 		expect(state.keyFetches).toHaveLength(2);
 		// The old key is gone: what it signs is refused now.
@@ -616,7 +656,7 @@ describe("The key a trigger without Options > Public Key checks with: its creden
 	it('a gateway that cannot be reached: 503 with Retry-After, nothing starts, and it runs once the key is back', async () => {
 		const baseUrl = 'http://127.0.0.1:4013';
 		const state = onGateway(baseUrl, 'down');
-		const call = await callWebhook(state, {}, signed(paymentBody));
+		const call = await callWebhook(state, signatureLayer, signed(paymentBody));
 		expect(call.started).toBe(false);
 		expect(call.response).toEqual({
 			status: 503,
@@ -624,12 +664,12 @@ describe("The key a trigger without Options > Public Key checks with: its creden
 			headers: { 'retry-after': '30' },
 		});
 		state.gatewayKeys = { [baseUrl]: publicKey };
-		expect((await callWebhook(state, {}, signed(paymentBody))).started).toBe(true);
+		expect((await callWebhook(state, signatureLayer, signed(paymentBody))).started).toBe(true);
 	});
 
 	it("a gateway that publishes no key is taken to sign with Little Pay's", async () => {
 		const state = onGateway('http://127.0.0.1:4014', undefined);
-		const call = await callWebhook(state, {}, signed(paymentBody));
+		const call = await callWebhook(state, signatureLayer, signed(paymentBody));
 		expect(call.response).toMatchObject({ status: 401, body: { error: 'bad-signature' } });
 		expect(state.keyFetches).toHaveLength(1);
 	});

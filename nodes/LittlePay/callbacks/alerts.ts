@@ -2,6 +2,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { refuseCallback as refuse } from './callbackRequest';
 import { fetchPaymentStatus } from '../transport/gateway';
+import { isNotARecord } from '../transport/records';
 import { ALERT_WINDOW_MS, refusedAlert, safeReference } from './alertWords';
 import type { KeyVerdict, RefusalCount } from './alertWords';
 import { parseCallback } from './callbackEvent';
@@ -163,19 +164,22 @@ async function judgeKey(
 ): Promise<KeyVerdict | undefined> {
 	const callback = body ? parseCallback(JSON.stringify(body)) : undefined;
 	if (!callback || 'error' in callback) return undefined;
-	let record: IDataObject | undefined;
+	let answer: Awaited<ReturnType<typeof fetchPaymentStatus>>;
 	try {
-		record = await fetchPaymentStatus(context, String(body?.reference ?? ''));
+		answer = await fetchPaymentStatus(context, String(body?.reference ?? ''));
 	} catch {
 		return undefined;
 	}
+	// An answer that proves nothing is no evidence of a rotation either way.
+	if (answer !== undefined && isNotARecord(answer)) return undefined;
+	const record = answer;
 	// What the record shows must match; what it does not show (Little Pay documents no currency) is no
 	// sign against the key: a rotation must still be recognised against Little Pay's own record.
 	if (!compareWithRecord(callback, record, true).agrees) return undefined;
 	const verified = lastVerified.get(triggerId);
 	if (verified !== undefined && verified >= Math.min(since, now - ALERT_WINDOW_MS))
 		return 'key-works';
-	const completedAt = Date.parse(String(record?.completedAt ?? ''));
+	const completedAt = Date.parse(String(record?.data.completedAt ?? ''));
 	return now - completedAt <= ALERT_WINDOW_MS ? 'rotated' : 'unsure';
 }
 

@@ -1,6 +1,9 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { fetchPaymentStatus } from '../transport/gateway';
+import { isNotARecord } from '../transport/records';
+import { namesOneRecord } from '../helpers/validation';
+import type { PaymentRecord } from '../transport/records';
 
 import { secretsEqual } from './callbackEvent';
 import { compareWithRecord } from './confirm';
@@ -46,6 +49,22 @@ export function refundTokenRefusal(
 }
 
 /**
+ * Why activation refuses Confirm With Status API without the API key credential: nothing could ask the
+ * merchant's account, so every payment callback would be refused (503) until one is selected.
+ */
+export function confirmationRefusal(
+	confirm: boolean,
+	hasApiKeyCredential: boolean,
+): { message: string; description: string } | undefined {
+	if (!confirm || hasApiKeyCredential) return undefined;
+	return {
+		message: 'Confirm With Status API needs the Little Pay API key credential',
+		description:
+			"Little Pay signs every merchant's callbacks with one key, so the trigger looks each payment up in your account before it starts the workflow. Select your API key credential at the top of the trigger (the sandbox's for sandbox callbacks), or turn Confirm With Status API off and check amount and reference in the workflow yourself.",
+	};
+}
+
+/**
  * Decides whether a callback is Little Pay's. Payment callbacks must be signed (fail closed);
  * refund callbacks may be signed or carry the Refund Token. With Verify Signatures off and no token
  * set, a refund callback is accepted unverified (`none`). With `signed` and Verify Signatures on, the
@@ -83,7 +102,7 @@ export async function authorizeCallback(
 export type StatusConfirmation =
 	| {
 			ok: true;
-			record: IDataObject;
+			record: PaymentRecord;
 			/** True only when the record shows the event itself (never for a refund.failed). */
 			statusConfirmed: boolean;
 			verified: Verification;
@@ -108,12 +127,28 @@ export async function confirmWithStatus(
 	callback: ParsedCallback,
 	verified: Verification,
 ): Promise<StatusConfirmation> {
-	let record: IDataObject | undefined;
+	// A reference that cannot name one payment (`..`, a path) is the callback's fault: refused, not retried.
+	if (!namesOneRecord(String(callback.body.reference)))
+		return {
+			ok: false,
+			status: 401,
+			reason: 'status-not-confirmed',
+			detail: 'the callback names no payment reference',
+		};
+	let record: Awaited<ReturnType<typeof fetchPaymentStatus>>;
 	try {
 		record = await fetchPaymentStatus(context, String(callback.body.reference));
 	} catch {
 		return { ok: false, status: 503, reason: 'status-check-unavailable' };
 	}
+	// A 2xx answer that is not the payment's record proves nothing: not now, so it is delivered again.
+	if (record !== undefined && isNotARecord(record))
+		return {
+			ok: false,
+			status: 503,
+			reason: 'status-check-unavailable',
+			detail: `Little Pay's status answer is not a record: ${record.notARecord}`,
+		};
 	const verdict = compareWithRecord(callback, record, verified === 'signature');
 	if (!verdict.agrees)
 		return { ok: false, status: 401, reason: 'status-not-confirmed', detail: verdict.differs };
@@ -127,7 +162,7 @@ export async function confirmWithStatus(
 		};
 	return {
 		ok: true,
-		record: record as IDataObject,
+		record: record as PaymentRecord,
 		statusConfirmed: verdict.confirmed,
 		verified: verdict.confirmed && verified === 'none' ? 'status-check' : verified,
 		// A signature makes the body's content trustworthy, and Little Pay's retries repeat it: its id stays

@@ -1,12 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { ParsedCallback } from './callbackEvent';
+import { amountOf } from '../transport/records';
+import type { PaymentRecord } from '../transport/records';
 
 /**
- * What Little Pay's status record says of a callback (Confirm With Status API). The record is the
- * payment's: it pins the payment's reference, key, status, amount and currency, and (the sandbox's,
- * and Little Pay's if it has one) `refundedAmount`, the total refunded so far. It has no refund ids and
- * no failed refunds, so a refund callback is confirmed only as far as the total refunded shows it.
+ * What the merchant's own status record says of a callback (Confirm With Status API). The record is the
+ * payment's: it pins the payment's reference, key, status and amount (and currency where it shows one).
+ * Little Pay's documented record lists no refunds, so against it a refund callback is consistent at
+ * best, never confirmed; a record that lists them (the sandbox's) confirms the refund itself.
  */
 export type RecordVerdict =
 	| {
@@ -24,20 +26,14 @@ export type RecordVerdict =
 			differs: string;
 	  };
 
-const text = (value: unknown): string | undefined =>
-	value === undefined || value === null || value === '' ? undefined : String(value);
 const same = (a: unknown, b: unknown): boolean =>
 	String(a).trim().toUpperCase() === String(b).trim().toUpperCase();
-const amountOf = (value: unknown): number | undefined => {
-	if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-	if (typeof value !== 'string' || !/^\d+(\.\d+)?$/.test(value.trim())) return undefined;
-	return Number(value);
-};
 
 /**
  * Compares one field the callback carries with the record's. A field the record does not show (Little
  * Pay documents no currency in it) is taken from the body only when the signature vouches for the
  * body; unsigned, the item says null rather than repeat a stranger's value, and nothing is refused.
+ * Only fields that decide nothing use this; status, amount, reference and key must be proven.
  */
 function compareField(
 	name: string,
@@ -54,76 +50,91 @@ function compareField(
 }
 
 /**
- * Compares a whole callback with Little Pay's record of its payment: the reference it names (a key in
- * its place is another name for the payment, not the payment's callback), the key, and for a payment
- * its status, amount, currency and provider; for a refund, a completed payment whose refunds add up to
- * at least the refund's amount. `signed` is whether a signature verified the body.
+ * Compares a whole callback with the merchant's own record of its payment (read with the merchant's
+ * API key, so a stranger's payment has none): the reference it names (a key in its place is another
+ * name for the payment, not the payment's callback), the key, and for a payment its status, amount,
+ * currency and provider; a refund is confirmed only by the refund itself in the record's list.
+ * `record` was read fail-closed (transport/records.ts): its status, amount and reference are proven.
+ * `signed` is whether a signature verified the body.
  */
 export function compareWithRecord(
 	callback: ParsedCallback,
-	record: IDataObject | undefined,
+	record: PaymentRecord | undefined,
 	signed: boolean,
 ): RecordVerdict {
-	if (!record) return { agrees: false, differs: 'Little Pay has no payment with this reference' };
+	if (!record)
+		return {
+			agrees: false,
+			differs: "the merchant's account has no payment with this reference",
+		};
 	const b = callback.body;
-	const reference = text(record.reference) ?? String(b.reference);
-	if (
-		reference !== String(b.reference) ||
-		(text(record.reference) === undefined && b.reference === record.key)
-	)
+	if (record.reference !== String(b.reference))
 		return { agrees: false, differs: "the reference is not the payment's own reference" };
-	const fields: IDataObject = { reference };
-	const checks: Array<[string, unknown, unknown, ((a: unknown, b: unknown) => boolean)?]> = [
-		['key', b.key, record.key, (x, y) => String(x) === String(y)],
-		['currency', b.currency, record.currency],
-	];
-	const payment = record.payment as IDataObject | undefined;
-	if (callback.kind === 'payment')
-		checks.push(
-			['status', b.status, record.status],
-			['amount', b.amount, record.amount, (x, y) => amountOf(x) === amountOf(y)],
-			['provider', b.provider, payment?.provider],
-		);
-	for (const [name, said, recorded, equal] of checks) {
-		const field = compareField(name, said, recorded, signed, equal);
-		if ('differs' in field) return { agrees: false, differs: field.differs };
-		fields[name] = field.value as IDataObject[string];
-	}
-	if (callback.kind === 'payment') {
-		const attempts = Array.isArray(record.attempts) ? String(record.attempts.length) : '';
-		// A payment completes once; a failed attempt may be followed by another, which the count tells apart.
-		const pinned = ['payment', reference, String(fields.status).toUpperCase()];
-		if (pinned[2] !== 'COMPLETED') pinned.push(attempts);
-		return { agrees: true, confirmed: true, pinned, fields };
-	}
-	return refundVerdict(callback, record, reference, fields);
+	const reference = record.reference;
+	// The key is what a workflow ships by: a record that does not show it cannot vouch for it.
+	if (b.key !== undefined && b.key !== null && String(b.key) !== record.key)
+		return { agrees: false, differs: "the key is not the payment's key in Little Pay's record" };
+	const fields: IDataObject = { reference, key: record.key ?? null };
+	const currency = compareField('currency', b.currency, record.currency, signed);
+	if ('differs' in currency) return { agrees: false, differs: currency.differs };
+	fields.currency = currency.value as IDataObject[string];
+	if (callback.kind !== 'payment') return refundVerdict(callback, record, fields);
+	if (!same(b.status, record.status))
+		return { agrees: false, differs: "the status differs from Little Pay's record" };
+	if (b.amount !== undefined && b.amount !== null && amountOf(b.amount) !== record.amount)
+		return { agrees: false, differs: "the amount differs from Little Pay's record" };
+	const provider = compareField('provider', b.provider, record.provider, signed);
+	if ('differs' in provider) return { agrees: false, differs: provider.differs };
+	Object.assign(fields, {
+		status: record.status,
+		amount: record.amount,
+		provider: provider.value as IDataObject[string],
+	});
+	// A payment completes once; a failed attempt may be followed by another, which the count tells apart.
+	const pinned = ['payment', reference, record.status];
+	if (record.status !== 'COMPLETED') pinned.push(String(record.attempts));
+	return { agrees: true, confirmed: true, pinned, fields };
 }
 
-/** The refund half of compareWithRecord: the payment's status and the total refunded on it. */
+/**
+ * The refund half of compareWithRecord: a completed payment the refund fits, and the refund itself in
+ * the record's list of refunds (its amount and outcome, and its date when the callback gives one). A
+ * total refunded that covers the amount is not this refund: without the list (Little Pay's documented
+ * record has none) a refund is consistent with the record, never confirmed by it.
+ */
 function refundVerdict(
 	callback: ParsedCallback,
-	record: IDataObject,
-	reference: string,
+	record: PaymentRecord,
 	fields: IDataObject,
 ): RecordVerdict {
 	const b = callback.body;
-	if (!same(record.status, 'COMPLETED'))
+	if (record.status !== 'COMPLETED')
 		return { agrees: false, differs: "Little Pay's record shows no completed payment to refund" };
 	const amount = amountOf(b.amount);
-	const paid = amountOf(record.amount);
-	if (amount === undefined || amount <= 0 || (paid !== undefined && amount > paid))
+	if (amount === undefined || amount <= 0 || amount > record.amount)
 		return { agrees: false, differs: "the refund's amount does not fit the payment's" };
-	fields.amount = amount;
-	fields.status = String(b.status).toUpperCase();
-	const pinned = ['refund', reference, String(fields.status), String(amount)];
-	if (callback.event !== 'refund.completed') {
-		// The record keeps no failed refunds: a refund.failed is consistent with it, never confirmed by it.
+	const status = String(b.status).toUpperCase();
+	Object.assign(fields, { amount, status });
+	const pinned = ['refund', record.reference, status, String(amount)];
+	if (
+		status === 'COMPLETED' &&
+		record.refundedAmount !== undefined &&
+		record.refundedAmount < amount
+	)
+		return { agrees: false, differs: "Little Pay's record shows less refunded than this refund" };
+	const candidates = (record.refunds ?? []).filter(
+		(refund) => refund.amount === amount && refund.status === status,
+	);
+	const date = typeof b.date === 'string' ? b.date : undefined;
+	const own =
+		candidates.find((refund) => date !== undefined && refund.date === date) ?? candidates[0];
+	if (!own) {
+		// A record that lists refunds and has not this one contradicts it; one without a list cannot tell.
+		if (record.refunds !== undefined && record.refunds.length > 0 && status === 'COMPLETED')
+			return { agrees: false, differs: "Little Pay's record lists no such refund" };
 		return { agrees: true, confirmed: false, pinned, fields };
 	}
-	const refunded = amountOf(record.refundedAmount);
-	if (refunded === undefined) return { agrees: true, confirmed: false, pinned, fields };
-	if (refunded < amount)
-		return { agrees: false, differs: "Little Pay's record shows less refunded than this refund" };
-	// The total refunded tells two genuine refunds of one amount apart; copies of one refund share it.
-	return { agrees: true, confirmed: true, pinned: [...pinned, String(refunded)], fields };
+	// Its place in the list tells two genuine refunds of one amount apart; copies of one refund share it.
+	const place = String(record.refunds?.indexOf(own) ?? 0);
+	return { agrees: true, confirmed: true, pinned: [...pinned, own.date ?? place], fields };
 }

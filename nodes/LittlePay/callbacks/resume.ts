@@ -18,6 +18,7 @@ import {
 	refuseCallback as refuse,
 } from './callbackRequest';
 import { fetchPaymentStatus } from '../transport/gateway';
+import { isNotARecord } from '../transport/records';
 import { webhookGateway, webhookPayerSettings } from '../transport';
 import { protectRow } from '../helpers/payerData';
 
@@ -52,15 +53,19 @@ async function judgeFailedCallback(
 	context: ResumeContext,
 	reference: string,
 ): Promise<{ state: PaymentState; message: unknown } | undefined> {
-	let record: IDataObject | undefined;
+	let record: Awaited<ReturnType<typeof fetchPaymentStatus>>;
 	try {
 		record = await fetchPaymentStatus(context, reference);
 	} catch {
 		return undefined;
 	}
-	if (!record) return undefined;
+	// An answer that proves nothing is "cannot read now": the pause goes on.
+	if (!record || isNotARecord(record)) return undefined;
 	const knownExpiresAt = context.evaluateExpression('{{ $json.expiresAt ?? "" }}', 0);
-	return { state: paymentState(record, Date.now(), knownExpiresAt), message: record.message };
+	return {
+		state: paymentState(record.data, Date.now(), knownExpiresAt),
+		message: record.data.message,
+	};
 }
 
 /**

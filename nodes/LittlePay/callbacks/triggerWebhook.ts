@@ -24,6 +24,14 @@ export function refundTokenOf(context: IHookFunctions | IWebhookFunctions): stri
 }
 
 /**
+ * Whether the trigger confirms callbacks with the merchant's own account (on unless turned off), read
+ * here alone: at activation and for each callback.
+ */
+export function confirmsWithAccount(context: IHookFunctions | IWebhookFunctions): boolean {
+	return context.getNodeParameter('confirmWithStatusApi', true) as boolean;
+}
+
+/**
  * The Little Pay Trigger's answer to one call: refused (nothing starts), acknowledged (an event it does
  * not listen to, or a copy of one already accepted), or accepted with the one item the workflow gets.
  * Verification first (signature, or a refund's token), then the events filter, then Confirm With
@@ -36,7 +44,7 @@ export async function answerTriggerCallback(
 	// The settings a refusal's alert needs, read here with the trigger's other parameters.
 	const choices: AlertChoices = {
 		refusedOutput: context.getNodeParameter('refusedOutput', false) as boolean,
-		confirmWithStatusApi: context.getNodeParameter('confirmWithStatusApi', false) as boolean,
+		confirmWithStatusApi: confirmsWithAccount(context),
 	};
 	const rawBody = await rawCallbackBody(context);
 	if (!rawBody || rawBody.length === 0)
@@ -111,11 +119,14 @@ export async function answerTriggerCallback(
 			{
 				verified,
 				verifiedKey: authorization.verifiedKey ?? null,
-				gateway: await webhookGateway(context),
+				// The gateway whose key verified it: Little Pay's published key is Little Pay's whatever
+				// the credential points at; any other key is the credential's gateway's.
+				gateway:
+					authorization.verifiedKey === 'published' ? 'littlepay' : await webhookGateway(context),
 				includeRaw: options.includeRawBody === true,
 			},
 			eventId,
-			confirmation?.record,
+			confirmation?.record.data,
 			confirmation?.fields,
 		),
 		await webhookPayerSettings(context),

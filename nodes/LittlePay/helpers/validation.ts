@@ -168,6 +168,24 @@ export function validateKey(
 	return value;
 }
 
+/**
+ * Whether a value can name one payment or payout in a path: letters, digits and `_ . : -`, with at
+ * least one letter or digit. `.` and `..` would address another path than the record's own.
+ */
+export function namesOneRecord(value: string): boolean {
+	return /^[A-Za-z0-9_.:-]+$/.test(value) && /[A-Za-z0-9]/.test(value);
+}
+
+/** Checks a reference, key or id that a request names a payment or payout by. */
+export function validateRecordId(value: string, field: string): string | InvalidValue {
+	if (namesOneRecord(value)) return value;
+	return invalid(
+		field,
+		`cannot name a payment or payout: ${JSON.stringify(value)} must be letters and digits (and _ . : -)`,
+		'Map the reference, key or id a Little Pay node returned, e.g. {{ $json.reference }}',
+	);
+}
+
 /** Checks a currency code (an expression may give "kes") and returns it upper-case. */
 export function validateCurrency(value: unknown): string | InvalidValue {
 	const code = String(value ?? '')

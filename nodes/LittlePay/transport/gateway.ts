@@ -1,7 +1,16 @@
 import type { IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { statusCheckError } from '../errors';
-import { expectSuccess, paymentStatusPath, readFromWebhook, readLittlePay } from './index';
+import { notARecordError, statusCheckError } from '../errors';
+import { namesOneRecord } from '../helpers/validation';
+import {
+	expectSuccess,
+	paymentStatusPath,
+	readFromWebhook,
+	readLittlePay,
+	recordSegment,
+} from './index';
+import { isNotARecord, readPaymentRecord, readPayoutRecord } from './records';
+import type { NotARecord, PaymentRecord } from './records';
 import type { LittlePayRequest } from './index';
 
 // Little Pay's paths, each spelled once: every request the package sends is addressed here.
@@ -13,29 +22,29 @@ export function createIntentPath(tokenId: string): string {
 
 /** Charging a payer on an intent: a mobile money prompt or a card payment. */
 export function processPaymentPath(reference: string): string {
-	return `/pay/${encodeURIComponent(reference)}/process`;
+	return `/pay/${recordSegment(reference)}/process`;
 }
 
 /** A card's device data collection token for an intent. */
 export function cardTokenPath(reference: string): string {
-	return `/pay/${encodeURIComponent(reference)}/cspaToken`;
+	return `/pay/${recordSegment(reference)}/cspaToken`;
 }
 
 /** A card's 3-D Secure enrolment check for an intent. */
 export function enrolmentPath(reference: string): string {
-	return `/pay/${encodeURIComponent(reference)}/enroll`;
+	return `/pay/${recordSegment(reference)}/enroll`;
 }
 
 /** Refunding a payment. */
 export function refundPath(paymentId: string): string {
-	return `/api/refund/${encodeURIComponent(paymentId)}`;
+	return `/api/refund/${recordSegment(paymentId)}`;
 }
 
 /** Little Pay's disbursement (payout) path: by id or key, or without one the create path. */
 export function payoutPath(idOrKey?: string): string {
 	return idOrKey === undefined
 		? '/api/disbursements'
-		: `/api/disbursements/${encodeURIComponent(idOrKey)}`;
+		: `/api/disbursements/${recordSegment(idOrKey)}`;
 }
 
 /** The read of one payout record by id or key, as the money rules, the dry run and the waits send it. */
@@ -56,7 +65,9 @@ export async function getPayoutRecord(
 	idOrKey: string,
 ): Promise<IDataObject> {
 	const response = await readLittlePay(context, payoutRecordRequest(itemIndex, idOrKey));
-	return expectSuccess(context, response, itemIndex);
+	const record = readPayoutRecord(expectSuccess(context, response, itemIndex), idOrKey);
+	if (isNotARecord(record)) notARecordError(context, itemIndex, 'payout', record.notARecord);
+	return record.data;
 }
 
 /** Reads the withdrawal charges table (networks, limits, fee tiers). */
@@ -90,22 +101,26 @@ export async function getPaymentRecord(
 		timeoutMs,
 		itemIndex,
 	});
-	return expectSuccess(context, response, itemIndex);
+	const record = readPaymentRecord(expectSuccess(context, response, itemIndex), paymentId);
+	if (isNotARecord(record)) notARecordError(context, itemIndex, 'payment', record.notARecord);
+	return record.data;
 }
 
 /**
- * From a webhook call: what Little Pay's status endpoint knows about a payment, so a callback is only
- * trusted when the gateway itself agrees. The status record, or undefined when it is unknown (404).
+ * From a webhook call: what Little Pay's status endpoint, asked with the merchant's own API key, knows
+ * of a payment, so a callback is only trusted when the merchant's account agrees. The record; undefined
+ * when the account has no such payment (404: a stranger's, or none); or why the answer proves nothing.
  */
 export async function fetchPaymentStatus(
 	context: IWebhookFunctions,
 	reference: string,
-): Promise<IDataObject | undefined> {
+): Promise<PaymentRecord | NotARecord | undefined> {
+	if (!namesOneRecord(reference)) return { notARecord: 'the callback names no payment reference' };
 	const response = await readFromWebhook(context, paymentStatusPath(reference));
 	if (response.statusCode === 404) return undefined;
 	if (response.statusCode < 200 || response.statusCode >= 300) {
 		throw statusCheckError(context.getNode(), response.statusCode);
 	}
-	const body = response.body as IDataObject | undefined;
-	return body && typeof body.data === 'object' ? (body.data as IDataObject) : undefined;
+	const body = response.body as { data?: unknown } | undefined;
+	return readPaymentRecord(body?.data, reference);
 }

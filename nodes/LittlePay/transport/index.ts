@@ -8,9 +8,16 @@ import type {
 } from 'n8n-workflow';
 
 import { gatewayOfBaseUrl } from '../helpers/gateway';
+import { namesOneRecord } from '../helpers/validation';
 import type { PayerSettings } from '../helpers/payerData';
 import type { GatewayName } from '../helpers/gateway';
-import { cancelledError, itemError, noCredentialError, throwGatewayError } from '../errors';
+import {
+	cancelledError,
+	itemError,
+	noCredentialError,
+	notARecordNameError,
+	throwGatewayError,
+} from '../errors';
 import type { GatewayAnswer, LittlePayCredential } from '../errors';
 import { baseUrlOf, payerSettingsOf, perRunCache, withoutTrailingSlash } from './credential';
 import { isRedirect, redirectError } from './redirect';
@@ -65,7 +72,16 @@ interface RunCredential {
 
 /** Little Pay's payment status path, by reference or key: the one place it is spelled. */
 export function paymentStatusPath(paymentId: string): string {
-	return `/api/payments-v2/${encodeURIComponent(paymentId)}`;
+	return `/api/payments-v2/${recordSegment(paymentId)}`;
+}
+
+/**
+ * A path segment that names one payment or payout, and nothing else: a value that cannot (`..`, which
+ * a URL resolves to the parent path, even written `%2E%2E`) throws before any request is built.
+ */
+export function recordSegment(value: string): string {
+	if (!namesOneRecord(value)) throw notARecordNameError();
+	return encodeURIComponent(value);
 }
 
 async function readCredential(

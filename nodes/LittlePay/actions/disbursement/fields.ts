@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { validateAmount, validateCurrencyFor } from '../../helpers/validation';
+import { validateAmount, validateCurrencyFor, validateRecordId } from '../../helpers/validation';
 import type { MobileNetwork } from '../../helpers/validation';
 import type { Item } from '../../item';
 import {
@@ -142,5 +142,6 @@ export const payoutIdField: INodeProperties = {
 
 /** Reads the payout id or key of one item. */
 export function readPayoutId(item: Item): string {
-	return item.text('disbursementId', 'ID or Key');
+	const id = item.text('disbursementId', 'ID or Key');
+	return item.check(() => validateRecordId(id, 'ID or Key'));
 }

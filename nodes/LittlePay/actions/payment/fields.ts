@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { Item } from '../../item';
+import { validateRecordId } from '../../helpers/validation';
 
 export const paymentIdField: INodeProperties = {
 	displayName: 'Reference or Key',
@@ -14,5 +15,6 @@ export const paymentIdField: INodeProperties = {
 
 /** Reads the payment reference or key of one item; an empty one fails the item before anything is sent. */
 export function readPaymentId(item: Item): string {
-	return item.text('paymentId', 'Reference or Key');
+	const id = item.text('paymentId', 'Reference or Key');
+	return item.check(() => validateRecordId(id, 'Reference or Key'));
 }

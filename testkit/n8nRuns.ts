@@ -9,6 +9,7 @@ import type { AxiosResponse } from 'axios';
 import { parse as parseFlatted } from 'flatted';
 
 import type { SandboxHandle } from '../sandbox';
+import type { MerchantCredentials } from '../sandbox/types';
 import { REPO_ROOT } from './n8n';
 import type { N8nApi } from './n8n';
 import { createPayrollTables } from './payrollTable';
@@ -77,12 +78,13 @@ export async function sandboxCredentials(
 	return { basicId, apiKeyId };
 }
 
-/** Creates a payment intent in the sandbox as a merchant's own code would (Client ID and Secret); returns its reference. */
+/** Creates a payment intent in the sandbox as a merchant's own code would (Client ID and Secret; the default merchant unless another is given); returns its reference. */
 export async function createSandboxIntent(
 	sandbox: SandboxHandle,
 	intent: { amount: number; description: string; key: string; callbackUrl?: string },
+	merchant: MerchantCredentials = sandbox.merchant,
 ): Promise<string> {
-	const m = sandbox.merchant;
+	const m = { ...merchant, baseUrl: sandbox.baseUrl };
 	const res = await axios.post(
 		`${m.baseUrl}/api/payments/${m.tokenId}/pay`,
 		{
@@ -103,9 +105,10 @@ export async function createSandboxIntent(
 export async function paidSandboxIntent(
 	sandbox: SandboxHandle,
 	intent: { amount: number; description: string; key: string },
+	merchant: MerchantCredentials = sandbox.merchant,
 ): Promise<string> {
-	const reference = await createSandboxIntent(sandbox, intent);
-	const m = sandbox.merchant;
+	const reference = await createSandboxIntent(sandbox, intent, merchant);
+	const m = { ...merchant, baseUrl: sandbox.baseUrl };
 	const headers = { 'X-API-KEY': m.apiKey };
 	await axios.post(
 		`${m.baseUrl}/pay/${reference}/process`,

@@ -109,8 +109,8 @@ describe("a Little Pay-signed callback for another merchant's payment (sandbox w
 			victimOrder.toUpperCase(),
 		];
 		const statuses = ['COMPLETED', 'FAILED', 'completed'];
-		const amounts: unknown[] = [10, 1500, '10', '1500.00', undefined];
-		const keys: unknown[] = [victimKey, undefined, ownKey];
+		const amounts: Array<number | string | undefined> = [10, 1500, '10', '1500.00', undefined];
+		const keys: Array<string | undefined> = [victimKey, undefined, ownKey];
 		let tried = 0;
 		for (const reference of references)
 			for (const status of statuses)

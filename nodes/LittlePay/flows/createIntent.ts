@@ -119,6 +119,7 @@ export async function createIntent(
 			key,
 			checkFirst: generatedKeyMayExist(item),
 			expected: { amount, currency, description },
+			record: 'payment',
 		},
 		'payment intent',
 	);

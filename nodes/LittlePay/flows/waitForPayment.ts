@@ -12,6 +12,7 @@ import {
 	sendOnce,
 } from '../transport';
 import { cancelledError } from '../errors';
+import { isNotARecord, readPaymentRecord } from '../transport/records';
 
 const WAIT_CANCELLED = 'Execution cancelled while waiting for the payment';
 
@@ -51,6 +52,7 @@ export async function waitForFinalStatus(
 	const deadline = Date.now() + timeoutSeconds * 1000;
 	let requests = 0;
 	let record: IDataObject = {};
+	let longPoll = true;
 	const pause = async (ms: number) =>
 		await pauseUnlessCancelled(context, ms, WAIT_CANCELLED, itemIndex);
 	while (Date.now() < deadline) {
@@ -62,7 +64,7 @@ export async function waitForFinalStatus(
 			credential: 'littlePayApiKeyApi',
 			method: 'GET',
 			path: paymentStatusPath(paymentId),
-			qs: { longPoll: true },
+			qs: longPoll ? { longPoll: true } : undefined,
 			timeoutMs: Math.max(1000, deadline - Date.now()),
 			itemIndex,
 		});
@@ -72,7 +74,16 @@ export async function waitForFinalStatus(
 			await pause(1000);
 			continue;
 		}
-		record = expectSuccess(context, answer, itemIndex);
+		const read = readPaymentRecord(expectSuccess(context, answer, itemIndex), paymentId);
+		if (isNotARecord(read)) {
+			// An answer that proves nothing ends nothing: ask again, plainly (a long poll's completion may
+			// come in the process result's shape, which names the intent by reference only).
+			longPoll = false;
+			await pause(Math.min(1000, Math.max(0, deadline - Date.now())));
+			continue;
+		}
+		longPoll = true;
+		record = read.data;
 		const ended =
 			paymentState(record, Date.now(), until.expiresAt) !== 'payable' ||
 			(until.failedAttemptEnds === true && record.status === 'FAILED');

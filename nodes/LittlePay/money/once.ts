@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { itemError, throwUnknownOutcome } from '../errors';
 import { sameNumber } from '../helpers/validation';
 import type { LittlePayRequest, LittlePayResponse } from '../transport';
+import { isNotARecord, readPaymentRecord, readPayoutRecord } from '../transport/records';
 import { sendClaimed, throwKeyUnknown, withKeyClaim } from './claim';
 import type { KeyClaim } from './claim';
 import { takeLookedUpAhead } from './lookAhead';
@@ -50,6 +51,8 @@ export interface CreateLookup {
 	checkFirst: boolean;
 	/** The request's fields as the record shows them, to tell this request from another one. */
 	expected: IDataObject;
+	/** Which record the lookup reads: it must prove its key, status and amount, or it proves nothing. */
+	record: 'payment' | 'payout';
 }
 
 /** What createOnce did: sent it, found it after an unknown outcome, or found it already there. */
@@ -63,6 +66,20 @@ function sameRequest(
 	what: string,
 	itemIndex: number,
 ): LittlePayResponse {
+	// A record that does not show this key's status and amount is no evidence that it was sent: never
+	// "the same request", never a reason to send again either; the outcome stays unknown.
+	const read =
+		lookup.record === 'payout'
+			? readPayoutRecord(found.data, lookup.key)
+			: readPaymentRecord(found.data, lookup.key);
+	if (isNotARecord(read))
+		throwUnknownOutcome(
+			context,
+			itemIndex,
+			what,
+			`Little Pay's answer for key ${lookup.key} is not its record: ${read.notARecord}`,
+			`Nothing was sent again. Check key ${lookup.key} in the dashboard before retrying.`,
+		);
 	const differences = differingFields(lookup.expected, found.data);
 	if (differences.length > 0) {
 		itemError(

@@ -5,6 +5,8 @@ import type { LittlePayRequest } from '../transport';
 import { COMMIT_WINDOW_MINUTES, sendClaimed, withKeyClaim } from './claim';
 import { describeAnswer, knownAnswer, recoveryRead } from './send';
 import { processPaymentPath } from '../transport/gateway';
+import { isNotARecord, readPaymentRecord } from '../transport/records';
+import { notARecordError } from '../errors';
 
 // One prompt per intent and network: the payment's status record settles whether the payer was asked.
 
@@ -58,11 +60,18 @@ export async function processOnce(
 			itemIndex,
 		};
 		// What the status record says was already asked of this provider (a read that decides: never blind).
-		const attemptOnRecord = async () =>
-			existingAttempt(
-				expectSuccess(context, await recoveryRead(context, statusRequest, 'payment'), itemIndex),
-				body.type,
+		// A record that does not prove this payment's status is no evidence of "no attempt": the item
+		// fails with nothing sent rather than prompt the payer again on it.
+		const attemptOnRecord = async () => {
+			const data = expectSuccess(
+				context,
+				await recoveryRead(context, statusRequest, 'payment'),
+				itemIndex,
 			);
+			const record = readPaymentRecord(data, reference);
+			if (isNotARecord(record)) notARecordError(context, itemIndex, 'payment', record.notARecord);
+			return existingAttempt(record.data, body.type);
+		};
 		const alreadyAsked = (attempt: IDataObject): PromptOutcome => {
 			claim.known();
 			const provider = attempt.provider ?? body.type;

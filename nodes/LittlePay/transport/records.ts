@@ -38,7 +38,7 @@ export interface PayoutRecord {
 	id: string | undefined;
 	key: string | undefined;
 	status: string;
-	amount: number | undefined;
+	amount: number;
 	data: IDataObject;
 }
 
@@ -114,8 +114,8 @@ export function readPaymentRecord(data: unknown, asked: string): PaymentRecord |
 
 /**
  * Reads a payout (disbursement) status record for the payout asked for by id or key. Not a record:
- * no status, or neither its id nor its key is the one asked for. Little Pay shows one status value
- * (`success`), so the status is any non-empty text, and the amount is kept only when it is one.
+ * no status, no amount, or neither its id nor its key is the one asked for. Little Pay shows one
+ * status value (`success`), so the status is any non-empty text.
  */
 export function readPayoutRecord(data: unknown, asked: string): PayoutRecord | NotARecord {
 	if (!isObject(data)) return { notARecord: 'the answer holds no record' };
@@ -125,5 +125,7 @@ export function readPayoutRecord(data: unknown, asked: string): PayoutRecord | N
 		return { notARecord: 'the record is for another payout than the one asked for' };
 	const status = textOf(data.status);
 	if (status === undefined) return { notARecord: 'the record has no status' };
-	return { id, key, status, amount: amountOf(data.amount), data };
+	const amount = amountOf(data.amount);
+	if (amount === undefined) return { notARecord: 'the record has no amount' };
+	return { id, key, status, amount, data };
 }

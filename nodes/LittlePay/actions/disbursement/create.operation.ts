@@ -187,6 +187,7 @@ async function payOut(context: IExecuteFunctions, item: Item): Promise<IDataObje
 			key,
 			checkFirst,
 			expected: { amount, method, currency, to },
+			record: 'payout',
 		},
 		// "payout" is the one word a run's messages use (the API's own name is disbursement).
 		'payout',

@@ -10,6 +10,7 @@ import { answersAhead, lookUpAhead } from '../../money/lookAhead';
 import { checkRunLimits } from '../../money/reserve';
 import { isSuccess } from '../../money/send';
 import { payoutRecordRequest } from '../../transport/gateway';
+import { isNotARecord, readPayoutRecord } from '../../transport/records';
 import { attemptKey, MAX_ATTEMPTS } from './attempts';
 import { limitRefusal, quoteFor } from './charges';
 import { readPayoutRequest } from './fields';
@@ -225,6 +226,16 @@ async function refuseKeysHoldingAnother(
 	for (const [itemIndex, payout] of [...ready]) {
 		const answer = answers.get(payout.key);
 		if (!answer || !isSuccess(answer)) continue;
+		// An answer that does not prove this key's payout decides nothing: not found, not another's.
+		const record = readPayoutRecord(answer.data, payout.key);
+		if (isNotARecord(record)) {
+			await refuse(
+				itemIndex,
+				`Little Pay's answer for key ${payout.key} is not its record: ${record.notARecord}`,
+				`Nothing was sent for this row. Check key ${payout.key} in the dashboard, then run again.`,
+			);
+			continue;
+		}
 		if (payAgain && outcomeOfRecord(answer.data.status) === 'failed') continue;
 		const { amount, method, currency, to } = payout.request;
 		const differences = differingFields({ amount, method, currency, to }, answer.data);

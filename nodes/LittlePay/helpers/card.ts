@@ -113,10 +113,11 @@ export interface CardValues {
 /** The node parameters that hold card values (Card: Send Card). */
 export const CARD_PARAMETERS = { number: 'cardNumber', cvv: 'cvv', expiry: 'expiry' } as const;
 
-// A card number in any writing: 13 to 19 digits that pass Luhn, each pair of digits at most two
-// separators apart (spaces, dashes, dots, slashes, underscores), not glued to letters or digits (a
-// key such as "INV20261127000012" stays). Phone numbers have at most 15 digits, a 13-digit one is rare.
-const CARD_NUMBER_IN_TEXT = /(?<![A-Za-z0-9])\d(?:[ ._/-]{0,2}\d){12,18}(?![A-Za-z0-9])/g;
+// A card number in any writing: 13 to 19 digits that pass Luhn, each pair of digits at most three
+// separators apart (spaces, dashes, dots, slashes, underscores: "4111 - 1111"), not glued to letters or
+// digits (a key such as "INV20261127000012" stays). Phone numbers have at most 15 digits, a 13-digit
+// one is rare.
+const CARD_NUMBER_IN_TEXT = /(?<![A-Za-z0-9])\d(?:[ ._/-]{0,3}\d){12,18}(?![A-Za-z0-9])/g;
 // A CVV or an expiry named as such: "cvv 737", "cc_cvv: 737", "CVC=1234", "exp 01/39", "expiry 1/2039".
 const CVV_IN_TEXT = /\b(cvv2?|cvc2?|cc_cvv|security[ _]code)(\W{0,3})\d{3,4}\b/gi;
 const EXPIRY_IN_TEXT =
@@ -129,19 +130,24 @@ function digitsWithSeparators(digits: string): string {
 	return digits.split('').join('[^A-Za-z0-9]{0,3}');
 }
 
-/** Patterns for the exact values a run handled: the number in any separator form, the CVV, the expiry. */
+/**
+ * Patterns for the exact values a run handled: the number in any separator form and wherever it sits
+ * (glued into a token too), the CVV standing alone (not a digit group of a key: "ORDER737" stays), the
+ * expiry as month and year, not the middle of a longer date ("2026-11-27" is not the expiry 11/27).
+ */
 function knownCardPatterns(card: CardValues): RegExp[] {
 	const found: RegExp[] = [];
 	const number = (card.number ?? '').replace(/\D/g, '');
 	if (number.length >= 12) found.push(new RegExp(digitsWithSeparators(number), 'g'));
 	const cvv = (card.cvv ?? '').trim();
-	if (/^\d{3,4}$/.test(cvv)) found.push(new RegExp(`(?<!\\d)${cvv}(?!\\d)`, 'g'));
+	if (/^\d{3,4}$/.test(cvv)) found.push(new RegExp(`(?<![A-Za-z0-9])${cvv}(?![A-Za-z0-9])`, 'g'));
 	const expiry = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec((card.expiry ?? '').trim());
 	if (expiry) {
 		const month = String(Number(expiry[1]));
+		const alone = (pattern: string) => `(?<!\\d)(?<!\\d[/.-])${pattern}(?!\\d)(?![/.-]\\d)`;
 		found.push(
 			new RegExp(
-				`(?<!\\d)0?${month}\\s*[/.-]\\s*(?:20)?${expiry[2]}(?!\\d)|(?<!\\d)(?:20)?${expiry[2]}\\s*[/.-]\\s*0?${month}(?!\\d)`,
+				`${alone(`0?${month}\\s*[/.-]\\s*(?:20)?${expiry[2]}`)}|${alone(`(?:20)?${expiry[2]}\\s*[/.-]\\s*0?${month}`)}`,
 				'g',
 			),
 		);
@@ -167,4 +173,18 @@ export function scrubCardValues(text: string, card: CardValues = {}): string {
 		})
 		.replace(CVV_IN_TEXT, (_match, name: string, gap: string) => `${name}${gap}${HIDDEN}`)
 		.replace(EXPIRY_IN_TEXT, (_match, name: string, gap: string) => `${name}${gap}••/••`);
+}
+
+/**
+ * Whether a value holds a card value: the run's number (in any writing, glued into a token too), its
+ * CVV or expiry standing alone, any other Luhn-valid 13-19 digit run, a CVV or expiry named as such.
+ * A JSON number is read as its digits: a gateway that sends the number or the CVV back as a number.
+ */
+export function holdsCardValue(value: string | number, card: CardValues = {}): boolean {
+	if (typeof value === 'number') {
+		if (!Number.isInteger(value)) return false;
+		// Past 2^53 a number's digits are no longer the ones sent; its exact integer is still read.
+		value = BigInt(value).toString();
+	}
+	return scrubCardValues(value, card) !== value;
 }

@@ -1,12 +1,16 @@
 import { createHmac } from 'node:crypto';
 
 import type { CardValues } from './card';
+import { ERROR_FIELDS_KEPT, kindOf, newPass } from './payerFields';
+import type { FieldKind } from './payerFields';
 import {
-	ALREADY_MASKED,
 	HIDDEN,
 	firstNameOf,
+	holdsCard,
+	holdsKnown,
 	maskEmail,
 	maskNumber,
+	percentDecoded,
 	phoneLikeNumber,
 	protectText,
 	scrubCards,
@@ -47,111 +51,29 @@ export function toolAnswerSettings(settings: PayerSettings): PayerSettings {
 	};
 }
 
-/** How a field is treated, from its name (case, spaces and underscores aside). */
-type FieldKind = 'number' | 'email' | 'name' | 'identifying' | 'identifier' | 'quantity' | 'text';
-
-const NUMBER_NAMES =
-	/^(to|expectedto|recipient|tel|telephone|cell|cellphone)$|phone|mobile|msisdn|whatsapp/;
-const EMAIL_NAMES = /email|^mail$/;
-// A person's name: masked to the first name. A plain `name` is a person's (a sheet's Name column, the
-// card's name) except a network's in the charges table.
-const NAME_NAMES =
-	/^(name|firstname|givenname|fullname|ccname|cardholder|cardholdername|holdername|payername|payeename|customername|recipientname|accountname|accountholder|contactname|employeename|beneficiaryname)$/;
-const IDENTIFYING_NAMES =
-	/^(lastname|surname|familyname|middlename|othernames|secondname|address|address1|address2|addressline1|addressline2|street|streetaddress|postalcode|postcode|zip|zipcode|nationalid|idnumber|passportnumber)$/;
-// Values that identify a record, not a person, and are matched on as they are: never changed.
-const IDENTIFIER_NAMES =
-	/^(id|key|reference|ref|contacthash|token|jwt)$|(Id|Key|Reference|Hash|Token)$/;
-// Numbers that count money, time or rows: a number field there is never a phone number.
-const QUANTITY_NAMES =
-	/amount|fee|total|^count|count$|charge|balance|seconds?$|minutes?$|hours?$|index$|^row$|attempt|timestamp|time$|limit|^min|^max|size$|version/;
-
-function kindOf(name: string | undefined, parent: string | undefined): FieldKind {
-	if (name === undefined) return 'text';
-	const plain = name.toLowerCase().replace(/[^a-z0-9]/g, '');
-	if (IDENTIFYING_NAMES.test(plain)) return 'identifying';
-	if (NUMBER_NAMES.test(plain)) return 'number';
-	if (EMAIL_NAMES.test(plain)) return 'email';
-	if (NAME_NAMES.test(plain) && !(plain === 'name' && parent === 'networks')) return 'name';
-	if (IDENTIFIER_NAMES.test(name) || IDENTIFIER_NAMES.test(plain)) return 'identifier';
-	if (QUANTITY_NAMES.test(plain) || /At$/.test(name)) return 'quantity';
-	return 'text';
-}
-
-// What n8n-core stores of an error is `{...error, message, stack}`: every own field. These describe
-// the node and the error's kind, not the payer, and n8n reads them back (the node's name, the level).
-const ERROR_FIELDS_KEPT = new Set([
-	'node',
-	'name',
-	'level',
-	'tags',
-	'timestamp',
-	'functionality',
-	'httpCode',
-	'lineNumber',
-	'shouldReport',
-	'failure',
-]);
-
-/** Numbers and names of an output (and of the input row it answers), to be found in its texts. */
-function collectKnown(
-	value: unknown,
-	mode: PayerDetails,
-	numbers: Set<string>,
-	names: Set<string>,
-	name?: string,
-	parent?: string,
-	seen = new Set<unknown>(),
-): void {
-	if (typeof value === 'object' && value !== null) {
-		if (seen.has(value)) return;
-		seen.add(value);
-		const entries = Array.isArray(value)
-			? value.map((entry) => [name, entry] as const)
-			: Object.entries(value).filter(
-					([field]) => !(value instanceof Error && ERROR_FIELDS_KEPT.has(field)),
-				);
-		for (const [field, entry] of entries)
-			collectKnown(entry, mode, numbers, names, field, Array.isArray(value) ? parent : name, seen);
-		return;
-	}
-	if (typeof value !== 'string' && typeof value !== 'number') return;
-	const kind = kindOf(name, parent);
-	const text = String(value);
-	if (kind === 'number' && !ALREADY_MASKED.test(text)) {
-		const digits = text.replace(/\D/g, '');
-		if (digits.length >= 9) numbers.add(digits.slice(-9));
-	}
-	if (kind === 'name' || kind === 'identifying') {
-		if (!/^[\p{L}' .-]+$/u.test(text)) return;
-		const words = text.trim().split(/\s+/);
-		// Masked keeps the first name of a name field; a surname field is left out whole.
-		const hidden = kind === 'name' && mode === 'masked' ? words.slice(1) : words;
-		for (const word of hidden) if (word.length >= 3) names.add(word);
-	}
-}
-
-function newPass(
-	mode: PayerDetails,
-	cards: CardValues[],
-	sources: unknown[],
-	lastDigits = false,
-): Pass {
-	const knownNumbers = new Set<string>();
-	const names = new Set<string>();
-	if (mode !== 'full')
-		for (const source of sources) collectKnown(source, mode, knownNumbers, names);
-	const knownNames = new Set([...names].map((name) => name.toLowerCase()));
-	return { mode, lastDigits, cards, knownNumbers, knownNames };
-}
-
+/**
+ * A string as it leaves. A percent-encoded one (%2B254%20712..., a link's query) is read decoded
+ * too: when something there must be hidden, it leaves decoded with it hidden (an encoded writing
+ * would otherwise slip past every finder); otherwise it leaves as it came.
+ */
 function protectString(value: string, kind: FieldKind, pass: Pass): unknown {
-	if (kind === 'identifier') return value;
-	if (pass.mode === 'full' || value === '') return protectText(value, pass);
+	const decoded = percentDecoded(value);
+	if (decoded !== value) {
+		const out = protectDecoded(decoded, kind, pass);
+		if (out !== decoded) return out;
+	}
+	return protectDecoded(value, kind, pass);
+}
+
+function protectDecoded(value: string, kind: FieldKind, pass: Pass): unknown {
+	// A card value is never kept in part in a key, a token or a reference: the value goes whole.
+	// Free text keeps its words around it (•••• 1111).
+	if (kind !== 'text' && holdsCard(value, pass)) return HIDDEN;
+	if (pass.mode === 'full' || value === '') return scrubCards(value, pass);
 	switch (kind) {
 		case 'number':
 			if (!/\d/.test(value)) return protectText(value, pass);
-			return pass.mode === 'masked' ? maskNumber(scrubCards(value, pass), pass.lastDigits) : null;
+			return pass.mode === 'masked' ? maskNumber(value, pass.lastDigits) : null;
 		case 'email':
 			if (!value.includes('@')) return protectText(value, pass);
 			return pass.mode === 'masked' ? maskEmail(value) : null;
@@ -159,15 +81,25 @@ function protectString(value: string, kind: FieldKind, pass: Pass): unknown {
 			return pass.mode === 'masked' ? firstNameOf(protectText(value, pass)) : null;
 		case 'identifying':
 			return null;
+		case 'identifier':
+			return protectText(value, pass, 'value');
 		default:
 			return protectText(value, pass);
 	}
 }
 
+/**
+ * A number as it leaves. A card value (the run's number or CVV sent back as a number, any Luhn-valid
+ * 13-19 digits) is hidden in every field and setting. An amount is kept. Elsewhere, whatever the
+ * field is called, a phone field's number, a phone-like number (phoneLikeNumber) or one holding a
+ * number the row holds is masked; a fraction never is.
+ */
 function protectNumber(value: number, kind: FieldKind, pass: Pass): unknown {
-	if (pass.mode === 'full' || kind === 'identifier' || kind === 'quantity') return value;
+	if (holdsCard(value, pass)) return HIDDEN;
+	if (pass.mode === 'full' || kind === 'amount') return value;
 	if (kind === 'identifying') return null;
-	if (kind !== 'number' && !phoneLikeNumber(value)) return value;
+	const known = Number.isSafeInteger(value) && holdsKnown(String(value), pass.knownNumbers);
+	if (kind !== 'number' && !phoneLikeNumber(value) && !known) return value;
 	if (pass.mode === 'omitted') return kind === 'number' ? null : HIDDEN;
 	return maskNumber(String(value), pass.lastDigits);
 }
@@ -190,17 +122,43 @@ function protectValue(
 	return out;
 }
 
+/**
+ * A field n8n reads back from an error (the node, its parameters) without a card number in it: the
+ * same value when none is there, else a copy with each string or number holding one hidden. Only the
+ * card number counts here (the run's or any Luhn-valid one): a CVV's three digits would hide an HTTP
+ * code or a line number.
+ */
+function withoutCardNumbers(value: unknown, pass: Pass, seen = new Set<unknown>()): unknown {
+	const numbers: Pass = { ...pass, cards: pass.cards.map((card) => ({ number: card.number })) };
+	if (typeof value === 'string')
+		return holdsCard(value, numbers) || holdsCard(percentDecoded(value), numbers) ? HIDDEN : value;
+	if (typeof value === 'number') return holdsCard(value, numbers) ? HIDDEN : value;
+	if (typeof value !== 'object' || value === null || seen.has(value)) return value;
+	seen.add(value);
+	let changed = false;
+	const entries = Object.entries(value).map(([field, entry]) => {
+		const out = withoutCardNumbers(entry, pass, seen);
+		changed ||= out !== entry;
+		return [field, out] as const;
+	});
+	if (!changed) return value;
+	return Array.isArray(value) ? entries.map(([, entry]) => entry) : Object.fromEntries(entries);
+}
+
 /** An error protected where it stands (n8n needs the same instance): every field, the stack, the cause. */
 function protectError(error: Error, pass: Pass, seen = new Set<Error>()): Error {
 	if (seen.has(error)) return error;
 	seen.add(error);
 	const fields = error as unknown as Record<string, unknown>;
 	for (const field of Object.keys(error)) {
-		if (!ERROR_FIELDS_KEPT.has(field)) fields[field] = protectValue(field, fields[field], pass);
+		fields[field] = ERROR_FIELDS_KEPT.has(field)
+			? withoutCardNumbers(fields[field], pass)
+			: protectValue(field, fields[field], pass);
 	}
-	error.message = protectText(error.message, pass);
+	error.message = String(protectString(error.message, 'text', pass));
 	// The stack's first line is the message as it was when the error was made.
-	if (typeof error.stack === 'string') error.stack = protectText(error.stack, pass);
+	if (typeof error.stack === 'string')
+		error.stack = String(protectString(error.stack, 'text', pass));
 	if (error.cause instanceof Error) protectError(error.cause, pass, seen);
 	else if (error.cause !== undefined) error.cause = protectValue('cause', error.cause, pass);
 	return error;

@@ -106,41 +106,61 @@ function credentialHint(response: GatewayAnswer): string | undefined {
 	return `Check the credentials: Little Pay refused the ${help.values} of the "${help.name}" credential. ${help.fix}`;
 }
 
-/**
- * For 401 and 403: the message leads with the credential Little Pay refused, by the name the merchant
- * gave it (else the type's name in the editor), then the gateway's words ("X-API-KEY is wrong").
- */
-function refusedCredential(
-	context: IExecuteFunctions,
-	response: GatewayAnswer,
-	gatewayWords: string,
-): string | undefined {
-	if ((response.statusCode !== 401 && response.statusCode !== 403) || !response.credential)
-		return undefined;
-	const selected = context.getNode().credentials?.[response.credential]?.name;
-	const name = selected ?? CREDENTIAL_HELP[response.credential].name;
-	return `Little Pay refused the credential "${name}": ${gatewayWords}`;
+/** What Little Pay answered, in the package's own words: the gateway's text is not declared output. */
+const OWN_WORDS: Record<number, string> = {
+	400: 'rejected',
+	401: 'refused the credential for',
+	403: 'refused the credential for',
+	404: 'has nothing at',
+	409: 'already has something else under the key of',
+	422: 'refused by its rules',
+	429: 'is rate limiting',
+};
+
+// The gateway's own words of an error, kept beside it rather than on it: n8n stores every own field of
+// an error, and these may repeat a payee's number or name. The exit shows them only with Payer Details:
+// Full (flows/output.ts); failure codes are read from them (helpers/failures.ts).
+const gatewayWords = new WeakMap<object, string>();
+
+/** Little Pay's own words for an error it answered, when there were any (not stored with the error). */
+export function gatewayWordsOf(error: unknown): string | undefined {
+	return typeof error === 'object' && error !== null ? gatewayWords.get(error) : undefined;
 }
 
-/** Turns a Little Pay error answer into a NodeApiError with the gateway's message and a hint. */
+/**
+ * Turns a Little Pay error answer into a NodeApiError built from what is declared: the HTTP status,
+ * Little Pay's error code when it is a code, and the package's words for them. For 401 and 403 the
+ * message leads with the credential refused, by the name the merchant gave it.
+ */
 export function throwGatewayError(
 	context: IExecuteFunctions,
 	response: GatewayAnswer,
 	itemIndex: number,
 	cardData = false,
 ): never {
-	const raw =
-		typeof response.data.message === 'string'
+	const words =
+		typeof response.data.message === 'string' && response.data.message.trim() !== ''
 			? response.data.message
-			: `HTTP ${response.statusCode}`;
-	// After a card request only the gateway's message and code are kept, never the raw answer; the
-	// node's exit (flows/output.ts) removes card values and payer details from all of it.
-	const message = raw;
-	const body = cardData
-		? ({ message, code: response.data.code ?? null } as JsonObject)
-		: (response.data as JsonObject);
-	throw new NodeApiError(context.getNode(), body, {
-		message: refusedCredential(context, response, message) ?? `Little Pay: ${message}`,
+			: undefined;
+	const given = typeof response.data.code === 'string' ? response.data.code : '';
+	const code = /^[A-Za-z0-9_.-]{1,64}$/.test(given) ? given : null;
+	// n8n stores a NodeApiError's errorResponse with the execution: what is declared, never the answer.
+	const body: JsonObject = {
+		statusCode: response.statusCode,
+		code,
+		...(cardData ? { cardRequest: true } : {}),
+	};
+	const said = `HTTP ${response.statusCode}${code ? `, ${code}` : ''}`;
+	const own =
+		OWN_WORDS[response.statusCode] ??
+		(response.statusCode >= 500 ? 'failed with a server error on' : 'answered with an error to');
+	const asked = response.asked ?? 'the request';
+	const refused =
+		(response.statusCode === 401 || response.statusCode === 403) && response.credential
+			? `Little Pay refused the credential "${context.getNode().credentials?.[response.credential]?.name ?? CREDENTIAL_HELP[response.credential].name}" (${said})`
+			: undefined;
+	const error = new NodeApiError(context.getNode(), body, {
+		message: refused ?? `Little Pay ${own} ${asked} (${said})`,
 		description:
 			credentialHint(response) ??
 			HINTS[response.statusCode] ??
@@ -148,6 +168,9 @@ export function throwGatewayError(
 		httpCode: String(response.statusCode),
 		itemIndex,
 	});
+	// After a card request Little Pay's words are never kept: they may repeat the card.
+	if (words !== undefined && !cardData) gatewayWords.set(error, words);
+	throw error;
 }
 
 /** The package's two credential types. */
@@ -159,6 +182,8 @@ export interface GatewayAnswer {
 	data: IDataObject;
 	/** The credential the request was sent with, so a refusal can name it. */
 	credential?: LittlePayCredential;
+	/** The request as the package built it (`GET /api/payments-v2/order1001`): an error names it. */
+	asked?: string;
 }
 
 /** What each credential is called in the editor, what it is for, and where its values are. */

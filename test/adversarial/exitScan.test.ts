@@ -208,11 +208,26 @@ describe('everything the node emits leaves through one exit (Payer Details: Mask
 				}),
 				{ credentials: credentials({}, gateway.url) },
 			);
-			expect(failed.error?.message).toMatch(/is not registered/);
+			// Little Pay's words are not declared output: the message names the request and the status.
+			expect(failed.error?.message).toBe(
+				'Little Pay rejected GET /api/payments-v2/order1001 (HTTP 400)',
+			);
 			const text = kept(failed);
 			expect(text).toContain('errorResponse');
+			expect(text).not.toMatch(/is not registered/);
 			expect(leaksIn(text)).toEqual([]);
 			expect(leaksIn(String(failed.error?.stack))).toEqual([]);
+			// Payer Details: Full is the merchant's ask for everything: Little Pay's words are added.
+			const full = await runWorkflow(
+				loadFixture('payment-get-status.json', {
+					ITEMS: JSON.stringify([{ paymentId: 'order1001' }]),
+					ON_ERROR: 'stopWorkflow',
+				}),
+				{ credentials: credentials({ payerDetails: 'full' }, gateway.url) },
+			);
+			expect(full.error?.message).toMatch(
+				/^Little Pay rejected GET \/api\/payments-v2\/order1001 \(HTTP 400\): Recipient .* is not registered for M-Pesa$/,
+			);
 		} finally {
 			await gateway.close();
 		}

@@ -146,7 +146,7 @@ describe('Disbursement: Create', () => {
 			payout({ key: '', amount: 5, checkLimits: false }),
 		];
 		const original = await run('disbursement-create.json', generated);
-		expect(original.error?.message).toMatch(/amount 5 is outside the MPESA limits/);
+		expect(original.error?.message).toMatch(/refused by its rules .* AMOUNT_OUT_OF_RANGE/);
 		expect(original.error?.description).toMatch(
 			/Payout run: 1 sent now \(KES 640\.00, fees KES [\d.]+\), [^]*<br>\nRetry this execution from the Executions list: it reuses the keys it generated and pays none of them twice/,
 		);
@@ -158,7 +158,7 @@ describe('Disbursement: Create', () => {
 			}),
 			{ credentials: sb.credentials, retryOf: original },
 		);
-		expect(retried.error?.message).toMatch(/amount 5 is outside the MPESA limits/);
+		expect(retried.error?.message).toMatch(/refused by its rules .* AMOUNT_OUT_OF_RANGE/);
 		const retrySent = await sb.received();
 		// The paid row is found under its key; the refused one is sent again and refused again.
 		expect(retrySent.filter((r) => r.method === 'POST')).toHaveLength(1);
@@ -273,7 +273,9 @@ describe('Disbursement: Create', () => {
 			httpCode: '422',
 			errorResponse: { code: 'AMOUNT_OUT_OF_RANGE' },
 		});
-		expect(refused.error?.message).toMatch(/^Little Pay: /);
+		expect(refused.error?.message).toMatch(
+			/^Little Pay refused by its rules POST \/api\/disbursements/,
+		);
 	});
 
 	it('with Concurrency 10 and 30 payouts keeps output order and pairedItem although they finish out of order, reading charges once', async () => {
@@ -518,7 +520,7 @@ describe('Disbursement: Get', () => {
 			httpCode: '404',
 			description: 'No payment or payout with this reference or key exists for this merchant',
 		});
-		expect(result.error?.message).toMatch(/^Little Pay: .*noSuchPayout1/);
+		expect(result.error?.message).toMatch(/^Little Pay has nothing at GET .*noSuchPayout1/);
 	});
 });
 

@@ -259,7 +259,7 @@ describe('Mobile Money: Request Payment', () => {
 		expect((await sb.status(intent.key)).attempts).toHaveLength(1);
 	});
 
-	it('maps a prompt of another network while one waits to a NodeApiError with the gateway message (422)', async () => {
+	it('maps a prompt of another network while one waits to a NodeApiError naming the request and the code (422)', async () => {
 		const intent = await sb.createIntent();
 		await sb.post(`/pay/${intent.reference}/process`, {
 			type: 'MPESA',
@@ -275,7 +275,7 @@ describe('Mobile Money: Request Payment', () => {
 			context: { itemIndex: 0 },
 		});
 		expect(result.error?.message).toBe(
-			`Little Pay: Payment intent ${intent.reference} already has a payment attempt waiting for the payer; wait for its result`,
+			`Little Pay refused by its rules POST /pay/${intent.reference}/process (HTTP 422, ATTEMPT_IN_PROGRESS)`,
 		);
 		expect(result.error?.description).toContain('refused the request by its rules');
 		expect((await sb.status(intent.key)).attempts).toHaveLength(1);

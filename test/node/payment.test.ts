@@ -168,12 +168,13 @@ describe('Payment', () => {
 			});
 		});
 
-		it('maps an unknown reference to a NodeApiError with the gateway message and the 404 hint', async () => {
+		it('maps an unknown reference to a NodeApiError naming the request, the status and the code, with the 404 hint', async () => {
 			const result = await run(sb, 'payment-get-status.json', [{ paymentId: 'noSuchOrder1' }]);
 			expect(result.error).toMatchObject({
 				name: 'NodeApiError',
 				httpCode: '404',
-				message: 'Little Pay: No payment intent with reference or key "noSuchOrder1"',
+				message:
+					'Little Pay has nothing at GET /api/payments-v2/noSuchOrder1 (HTTP 404, NOT_FOUND)',
 				description: 'No payment or payout with this reference or key exists for this merchant',
 			});
 		});
@@ -321,7 +322,8 @@ describe('Payment', () => {
 			expect(result.error).toMatchObject({
 				name: 'NodeApiError',
 				httpCode: '404',
-				message: 'Little Pay: No payment intent with reference or key "noSuchOrder2"',
+				message:
+					'Little Pay has nothing at GET /api/payments-v2/noSuchOrder2 (HTTP 404, NOT_FOUND)',
 			});
 			expect((await sb.received()).length).toBe(1);
 		});

@@ -155,7 +155,7 @@ describe('Refund: Create', () => {
 		]);
 	});
 
-	it('maps a refund of an unknown reference to a NodeApiError with the gateway message and the 404 hint', async () => {
+	it('maps a refund of an unknown reference to a NodeApiError naming the request, with the 404 hint', async () => {
 		for (const item of [
 			{ paymentId: 'noSuchPayment1' },
 			{ paymentId: 'noSuchPayment1', amount: 100 },
@@ -164,7 +164,8 @@ describe('Refund: Create', () => {
 			expect(result.error).toMatchObject({
 				name: 'NodeApiError',
 				httpCode: '404',
-				message: 'Little Pay: No payment intent with reference or key "noSuchPayment1"',
+				message:
+					'Little Pay has nothing at GET /api/payments-v2/noSuchPayment1 (HTTP 404, NOT_FOUND)',
 				description: 'No payment or payout with this reference or key exists for this merchant',
 				context: { itemIndex: 0 },
 			});
@@ -177,7 +178,7 @@ describe('Refund: Create', () => {
 		expect(result.error).toMatchObject({
 			name: 'NodeApiError',
 			httpCode: '422',
-			message: expect.stringMatching(/^Little Pay: /),
+			message: expect.stringMatching(/^Little Pay .* \(HTTP \d+/),
 		});
 		expect(result.error?.description).toContain('refund above the paid amount');
 		expect((await sb.status(payment.key)).refundedAmount).toBe(0);

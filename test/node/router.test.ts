@@ -81,7 +81,7 @@ describe('Continue On Fail', () => {
 		const items = [payout(), payout({ amount: 5, checkLimits: false }), payout()];
 		const result = await run('disbursement-create.json', items);
 		expect(result.error?.message).toBe(
-			'Little Pay: amount 5 is outside the MPESA limits (10 to 150000)',
+			'Little Pay refused by its rules POST /api/disbursements (HTTP 422, AMOUNT_OUT_OF_RANGE)',
 		);
 		expect(result.error).toMatchObject({ context: { itemIndex: 1 } });
 		expect(result.error?.description).toMatch(
@@ -93,7 +93,7 @@ describe('Continue On Fail', () => {
 		// n8n still logs the failure (the harness keeps the line instead of printing it).
 		expect(result.engineLog).toContainEqual({
 			level: 'error',
-			message: expect.stringContaining('amount 5 is outside the MPESA limits'),
+			message: expect.stringContaining('AMOUNT_OUT_OF_RANGE'),
 		});
 	});
 
@@ -144,7 +144,7 @@ describe('Continue On Fail', () => {
 		const output = result.output('Little Pay');
 		expect(output.map((o) => o.json.status ?? o.json.error)).toEqual([
 			'PENDING',
-			'Little Pay: No payment intent with reference or key "noSuchOrder9"',
+			'Little Pay has nothing at GET /api/payments-v2/noSuchOrder9 (HTTP 404, NOT_FOUND)',
 			'PENDING',
 		]);
 		expect(output[1].json.description).toBe(
@@ -253,11 +253,11 @@ describe('Gateway errors become NodeApiErrors with a hint', () => {
 			credentials: wrong,
 		});
 		// The message leads with the credential by the name the merchant gave it (the engine names each
-		// credential after its type), then the gateway's words.
+		// credential after its type), then the request and the status: Little Pay's words are not declared.
 		expect(result.error).toMatchObject({
 			name: 'NodeApiError',
 			httpCode: '401',
-			message: 'Little Pay refused the credential "littlePayApiKeyApi": X-API-KEY is wrong',
+			message: 'Little Pay refused the credential "littlePayApiKeyApi" (HTTP 401, UNAUTHORIZED)',
 		});
 		expect(result.error?.description).toBe(
 			'Check the credentials: Little Pay refused the API key of the "Little Pay (API Key) API" credential. Open it under Credentials and paste the current key from the Little Pay dashboard: Merchants, Merchant Settings, Security tab (after a rotation only the new key works, and it is shown once).',
@@ -278,7 +278,9 @@ describe('Gateway errors become NodeApiErrors with a hint', () => {
 		expect(result.error).toMatchObject({
 			name: 'NodeApiError',
 			httpCode: '401',
-			message: expect.stringMatching(/^Little Pay refused the credential "littlePayBasicApi": /),
+			message: expect.stringMatching(
+				/^Little Pay refused the credential "littlePayBasicApi" \(HTTP 401/,
+			),
 		});
 		expect(result.error?.description).toContain('Check the credentials');
 		expect(result.error?.description).toContain(

@@ -100,7 +100,7 @@ describe("The run summary is the payroll's page", () => {
 		// The third row skips the node's limit check, so Little Pay refuses it after two were sent.
 		const rows = [row(0, 500), row(0, 600), row(0, 5, { checkLimits: false }), row(0, 800)];
 		const result = await run(rows);
-		expect(result.error?.message).toMatch(/amount 5 is outside the MPESA limits/);
+		expect(result.error?.message).toMatch(/refused by its rules .* AMOUNT_OUT_OF_RANGE/);
 		const lines = String(result.error?.description).split('<br>\n');
 		expect(lines[0]).toMatch(/ The run stopped here\.$/);
 		expect(lines.slice(1)).toEqual([
@@ -109,7 +109,7 @@ describe("The run summary is the payroll's page", () => {
 			),
 			'Paid so far: 0 rows completed, of 2 rows asked (KES 1,100.00).',
 			'To act on:',
-			`Row 3 (${String(rows[2].key)}) error: Little Pay: amount 5 is outside the MPESA limits (10 to 150000)`,
+			`Row 3 (${String(rows[2].key)}) error: Little Pay refused by its rules POST /api/disbursements (HTTP 422, AMOUNT_OUT_OF_RANGE)`,
 			'Error: read it; if it says the outcome is unknown, look the key up with Payout: Reconcile before paying; else fix the row and run again.',
 			'Running it again pays none of them twice: each row is looked up under its key first.',
 		]);

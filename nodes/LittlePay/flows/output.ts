@@ -9,7 +9,8 @@ import { CARD_PARAMETERS } from '../helpers/card';
 import type { CardValues } from '../helpers/card';
 import { isPrivateUrl, unreachableCallbackWarning } from '../helpers/gateway';
 import { protectOutput, toolAnswerSettings } from '../helpers/payerData';
-import type { OutputContext } from '../helpers/payerData';
+import type { OutputContext, PayerSettings } from '../helpers/payerData';
+import { gatewayWordsOf } from '../errors';
 import { isToolCall } from '../money/memory';
 import { gatewayOf, gatewaySentTo, payerSettings } from '../transport';
 import { itemScope, runState } from '../item';
@@ -60,6 +61,19 @@ function itemIndexOfError(error: unknown): number | undefined {
 }
 
 /**
+ * A gateway error leaves in the package's words; Little Pay's own words (free text that may name a
+ * payee) are added only when the credential's Payer Details is Full, the merchant's ask for everything.
+ */
+function withGatewayWords(error: unknown, settings: PayerSettings): unknown {
+	const words = gatewayWordsOf(error);
+	if (words === undefined || settings.mode !== 'full' || !(error instanceof Error)) return error;
+	const before = error.message;
+	error.message = `${before}: ${words}`;
+	if (typeof error.stack === 'string') error.stack = error.stack.replace(before, error.message);
+	return error;
+}
+
+/**
  * Opens the node run's exit: reads the credential's setting and gateway (before any request) once, and puts the exit in
  * front of the context's execution hints, so a hint any code adds leaves through it too.
  */
@@ -101,7 +115,7 @@ export async function openExit(context: IExecuteFunctions): Promise<Exit> {
 			return rows;
 		},
 		row,
-		error: (error) => leave(error, {}, itemIndexOfError(error)),
+		error: (error) => leave(withGatewayWords(error, settings), {}, itemIndexOfError(error)),
 	};
 	const addHints = context.addExecutionHints.bind(context);
 	context.addExecutionHints = (...hints: NodeExecutionHint[]) =>

@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { gatewayWordsOf } from '../errors';
+
 /**
  * Every way a payment, prompt, card step, refund or payout can fail that the package can observe, as a
  * stable code a workflow branches on, whether retrying is safe, and what to do next. The gateway's own
@@ -140,8 +142,10 @@ export function failureOfError(error: unknown): FailureCode {
 	if (status === 401 || status === 403) return 'credentials';
 	if (status === 404) return 'not-found';
 	if (status === 409) return 'duplicate-key';
-	// Little Pay refuses a refund of an unpaid or already refunded payment with a business-rule error.
-	if ((status === 422 || status === 400) && /refund/i.test(message)) return 'not-refundable';
+	// Little Pay refuses a refund of an unpaid or already refunded payment with a business-rule error,
+	// said in its own words (which the error carries beside it, not in its message).
+	if ((status === 422 || status === 400) && /refund/i.test(gatewayWordsOf(error) ?? message))
+		return 'not-refundable';
 	if (status === 422 || status === 400) return 'rule-refused';
 	if (status === 429) return 'rate-limited';
 	if (status >= 500) return 'gateway-error';

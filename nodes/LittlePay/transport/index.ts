@@ -225,7 +225,13 @@ export async function sendOnce(
 	const data = (
 		typeof body.data === 'object' && body.data !== null ? body.data : body
 	) as IDataObject;
-	return { statusCode: response.statusCode, data, credential: request.credential, gateway };
+	return {
+		statusCode: response.statusCode,
+		data,
+		credential: request.credential,
+		asked: `${request.method} ${request.path}`,
+		gateway,
+	};
 }
 
 /** Whether a read is worth asking again: no answer, rate limited, or a server error. */

@@ -56,7 +56,13 @@ describe('the trigger remembers accepted events across re-activation, edits and 
 			name: `trigger memory ${hook}`,
 			nodes: [
 				{
-					parameters: { events: ['*'], options: { publicKey: pem(0) } },
+					// The event memory across processes, not whose payment it is: no API key credential here,
+					// so the account confirmation (its own tests) is turned off.
+					parameters: {
+						events: ['*'],
+						confirmWithStatusApi: false,
+						options: { publicKey: pem(0) },
+					},
 					name: 'Little Pay Trigger',
 					type: 'n8n-nodes-littlepay.littlePayTrigger',
 					typeVersion: 2,

@@ -57,17 +57,21 @@ afterEach(() => (rewrite = undefined));
 
 const parameters = payoutParameters({ keySource: 'mapped', key: '={{ $json.key }}' });
 
-/** Pays a row once straight on the sandbox, then re-runs it through the proxy. */
-async function rerunThroughProxy(change: ((record: Json) => unknown) | undefined) {
+/** Pays a row once straight on the sandbox, then re-runs it (or checks it only) through the proxy. */
+async function rerunThroughProxy(
+	change: ((record: Json) => unknown) | undefined,
+	extra: Json = {},
+) {
 	const row = { key: newKey('pay'), amount: 1500, to: '254712345670' };
 	const first = await money.run(workflow(NODE, parameters, [row]));
 	expect(first.error).toBeUndefined();
 	const before = await money.payouts();
 	await sb.received();
 	rewrite = change;
-	const again = await money.run(workflow(NODE, parameters, [row], { continueOnFail: true }), {
-		credentials: money.withCredential({ baseUrl: proxyUrl }),
-	});
+	const again = await money.run(
+		workflow(NODE, { ...parameters, ...extra }, [row], { continueOnFail: true }),
+		{ credentials: money.withCredential({ baseUrl: proxyUrl }) },
+	);
 	return { row, again, sent: await money.newPayouts(before), posts: await money.moneyRequests() };
 }
 
@@ -105,6 +109,18 @@ describe('a re-run whose key lookup answers a record that proves nothing (genera
 			expect(String(row.error ?? again.error?.message)).toMatch(
 				/answer for key \w+ is not its record: the (record has no|record is for another|answer holds no)/,
 			);
+		},
+	);
+
+	it.each(rewrites)(
+		'%s, in a Check Only run: the row is not counted as found already sent',
+		async (_name, change) => {
+			const { again, sent, posts } = await rerunThroughProxy(change, { checkOnly: true });
+			expect(sent).toEqual([]);
+			expect(posts).toEqual([]);
+			const [row] = outputs(again);
+			expect(row.alreadyExisted).not.toBe(true);
+			expect(row.valid).not.toBe(true);
 		},
 	);
 

@@ -70,6 +70,22 @@ export async function getPayoutRecord(
 	return record.data;
 }
 
+/**
+ * Looks a payout up by its ID or key: its record, read fail-closed (an answer that does not prove this
+ * payout's status and amount fails the item with nothing decided), or undefined when Little Pay has none.
+ */
+export async function findPayoutRecord(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	idOrKey: string,
+): Promise<IDataObject | undefined> {
+	const response = await readLittlePay(context, payoutRecordRequest(itemIndex, idOrKey));
+	if (response.statusCode === 404) return undefined;
+	const record = readPayoutRecord(expectSuccess(context, response, itemIndex), idOrKey);
+	if (isNotARecord(record)) notARecordError(context, itemIndex, 'payout', record.notARecord);
+	return record.data;
+}
+
 /** Reads the withdrawal charges table (networks, limits, fee tiers). */
 export async function getPayoutCharges(
 	context: IExecuteFunctions,

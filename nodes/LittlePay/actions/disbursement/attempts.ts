@@ -2,8 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { outcomeOfRecord } from '../../helpers/payoutOutcome';
 import type { Item } from '../../item';
-import { expectSuccess, readLittlePay } from '../../transport';
-import { payoutRecordRequest } from '../../transport/gateway';
+import { findPayoutRecord } from '../../transport/gateway';
 import { differingFields } from '../../money/once';
 import type { PayoutRequest } from './fields';
 
@@ -68,9 +67,9 @@ async function walkAttempts(
 		let record: IDataObject;
 		if (attempt === 1 && first !== undefined) record = first;
 		else {
-			const found = await readLittlePay(item.context, payoutRecordRequest(item.index, attemptsKey));
-			if (found.statusCode === 404) return stop;
-			record = expectSuccess(item.context, found, item.index);
+			const found = await findPayoutRecord(item.context, item.index, attemptsKey);
+			if (found === undefined) return stop;
+			record = found;
 		}
 		const differences = attempt === 1 ? [] : differingFields(request, record);
 		if (differences.length > 0) {

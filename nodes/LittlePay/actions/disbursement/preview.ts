@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { expectSuccess, readLittlePay } from '../../transport';
-import { payoutRecordRequest } from '../../transport/gateway';
+import { findPayoutRecord } from '../../transport/gateway';
 import { differingFields } from '../../money/once';
 import { keyIsGenerated } from '../../money/keys';
 import type { Item } from '../../item';
@@ -71,8 +70,7 @@ export async function checkPayoutRow(item: Item, payAgain = false): Promise<IDat
 			row.failedBefore = attempt.failedBefore;
 		}
 	} else if (found !== true) {
-		const answer = await readLittlePay(context, payoutRecordRequest(itemIndex, key));
-		if (answer.statusCode !== 404) record = expectSuccess(context, answer, itemIndex);
+		record = await findPayoutRecord(context, itemIndex, key);
 	}
 	if (record !== undefined || found === true) {
 		if (record !== undefined) {

@@ -401,6 +401,8 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 			rows: 9,
 			count: 3,
 			alreadyExisted: 1,
+			// Found under its key and failed: none here (a dry run counts them failed, as the real run does).
+			failed: 0,
 			refused: 5,
 			errors: 0,
 			currency: 'KES',
@@ -413,6 +415,7 @@ describe('Disbursement: Create, Check Only (Dry Run)', () => {
 					asked: { count: 4, amount: 2700, fees: 50 },
 					sentNow: { count: 3, amount: 2000, fees: 37 },
 					foundAlreadySent: { count: 1, amount: 700, fees: 13 },
+					failed: { count: 0, amount: 0, fees: 0 },
 				},
 			},
 			rowsToActOn: refusedRows.map(({ row, key, reason }) => ({

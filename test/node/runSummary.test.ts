@@ -30,6 +30,51 @@ const row = (lastDigit: number, amount: number, extra: Item = {}): Item => ({
 });
 
 describe("The run summary is the payroll's page", () => {
+	it('a dry run counts a payout found failed as failed with a line to act on, never as found already sent (issue 61)', async () => {
+		const failedBefore = row(1, 27551);
+		const paidBefore = row(0, 700);
+		for (const paid of [failedBefore, paidBefore]) {
+			await sb.createPayout({
+				key: String(paid.key),
+				to: String(paid.to),
+				amount: Number(paid.amount),
+			});
+			await sb.payoutSettled(String(paid.key));
+		}
+		await sb.received();
+		const fresh = row(0, 1000);
+		const rows = [fresh, failedBefore, paidBefore].map((r) => ({ ...r, checkOnly: true }));
+		const result = await run(rows);
+		expect(result.error).toBeUndefined();
+		const [summary] = result.output('Little Pay', 1).map((o) => o.json);
+		expect(summary).toMatchObject({
+			checkOnly: true,
+			count: 1,
+			alreadyExisted: 1,
+			failed: 1,
+			payroll: {
+				KES: {
+					foundAlreadySent: { count: 1, amount: 700 },
+					failed: { count: 1, amount: 27551 },
+				},
+			},
+		});
+		expect(summary.rowsToActOn).toEqual([
+			expect.objectContaining({ row: 2, key: failedBefore.key, outcome: 'failed' }),
+		]);
+		const out = result.output('Little Pay').map((o) => o.json);
+		expect(out[1]).toMatchObject({ outcome: 'failed', valid: true });
+		expect(
+			result
+				.hints('Little Pay')
+				.map((h) => h.message)
+				.join('\n'),
+		).toMatch(
+			/Check only, nothing sent: 1 would be paid \(KES 1,000\.00, fees KES [\d.]+\), 1 found already sent \(KES 700\.00\), 1 found failed \(KES 27,551\.00\)/,
+		);
+		expect((await sb.received()).filter((r) => r.method === 'POST')).toEqual([]);
+	});
+
 	it('gives paid so far, sent now without the failed payouts, found already sent with its amount, and pending and failed rows to act on with what to do', async () => {
 		const paidBefore = row(0, 700);
 		await sb.createPayout({ key: String(paidBefore.key), to: String(paidBefore.to), amount: 700 });

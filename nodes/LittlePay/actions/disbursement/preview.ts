@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { findPayoutRecord } from '../../transport/gateway';
+import { outcomeOfRecord } from '../../helpers/payoutOutcome';
 import { differingFields } from '../../money/once';
 import { keyIsGenerated } from '../../money/keys';
 import type { Item } from '../../item';
@@ -46,7 +47,7 @@ export async function checkPayoutRow(item: Item, payAgain = false): Promise<IDat
 	// An AI tool's dry run is checked here, row by row: a bad value is what it reports.
 	if (refusal || !checked)
 		return { ...row, reason: refusal?.reason ?? '', field: refusal?.field ?? '' };
-	const { request, fee, found } = checked;
+	const { request, fee, found, foundFailed } = checked;
 	let { key } = checked;
 	Object.assign(row, request, { fee, key: keyIsGenerated(item) ? null : key });
 	if (typeof row.key !== 'string') {
@@ -84,8 +85,13 @@ export async function checkPayoutRow(item: Item, payAgain = false): Promise<IDat
 				};
 			}
 		}
-		// Paying this row would find that payout, not pay again.
+		// Paying this row would find that payout, not pay again: failed, it paid nobody (the real run
+		// counts it failed, and Pay Again If Failed pays it under its next attempt key).
 		row.alreadyExisted = true;
+		if (record !== undefined ? outcomeOfRecord(record.status) === 'failed' : foundFailed) {
+			row.outcome = 'failed';
+			row.reason = 'Little Pay shows this payout failed: nobody was paid';
+		}
 	}
 	row.valid = true;
 	return row;

@@ -42,6 +42,8 @@ export interface CheckedPayout {
 	 * found, not sent, so it counts against no Spending Limit.
 	 */
 	found?: boolean;
+	/** The found payout failed: it paid nobody (a dry run counts it failed, as the real run does). */
+	foundFailed?: boolean;
 }
 
 /** A row the run's check refused: nothing is sent for it. */
@@ -241,6 +243,7 @@ async function refuseKeysHoldingAnother(
 		const differences = differingFields({ amount, method, currency, to }, answer.data);
 		if (differences.length === 0) {
 			payout.found = true;
+			if (outcomeOfRecord(record.status) === 'failed') payout.foundFailed = true;
 			continue;
 		}
 		await refuse(

@@ -119,22 +119,24 @@ export function runSummary(rows: RunRow[], checkOnly: boolean): IDataObject {
 			failed: none(),
 		});
 		add(books.asked, result);
+		if (result.outcome === 'failed') {
+			// Nobody was paid: it is neither sent nor found, whatever this run did (or, in a dry run, found
+			// under its key: the real run would count it failed too).
+			failed++;
+			add(books.failed, result);
+			actOn.push({
+				row,
+				key: result.key ?? null,
+				outcome: 'failed',
+				reason: result.reason ?? null,
+				nextStep: result.nextStep ?? `Nothing was paid: ${PAY_AGAIN_STEP}`,
+			});
+			return;
+		}
 		if (!checkOnly) {
 			if (result.outcome === 'completed') {
 				completed++;
 				add(books.paidSoFar, result);
-			} else if (result.outcome === 'failed') {
-				// Nobody was paid: it is neither sent nor found, whatever this run did.
-				failed++;
-				add(books.failed, result);
-				actOn.push({
-					row,
-					key: result.key ?? null,
-					outcome: 'failed',
-					reason: result.reason,
-					nextStep: result.nextStep ?? `Nothing was paid: ${PAY_AGAIN_STEP}`,
-				});
-				return;
 			} else if (isUnsettled(result.outcome)) {
 				pending++;
 				// Accepted and not waited for is every row of a Don't Wait run: the count says so. A
@@ -160,7 +162,7 @@ export function runSummary(rows: RunRow[], checkOnly: boolean): IDataObject {
 	const currencies = Object.keys(byCurrency);
 	const single = currencies.length === 1 ? byCurrency[currencies[0]] : undefined;
 	const count = currencies.reduce((n, c) => n + byCurrency[c].count, 0);
-	const outcomes = checkOnly ? {} : { completed, pending, failed };
+	const outcomes = checkOnly ? { failed } : { completed, pending, failed };
 	return {
 		summary: true,
 		checkOnly,
@@ -178,10 +180,12 @@ export function runSummary(rows: RunRow[], checkOnly: boolean): IDataObject {
 		// A dry run pays nothing and settles nothing: what would be sent and what was found.
 		payroll: checkOnly
 			? Object.fromEntries(
-					Object.entries(payroll).map(([currency, { asked, sentNow, foundAlreadySent }]) => [
-						currency,
-						{ asked, sentNow, foundAlreadySent },
-					]),
+					Object.entries(payroll).map(
+						([currency, { asked, sentNow, foundAlreadySent, failed: foundFailed }]) => [
+							currency,
+							{ asked, sentNow, foundAlreadySent, failed: foundFailed },
+						],
+					),
 				)
 			: payroll,
 		rowsToActOn: actOn.slice(0, ACT_ON_LISTED),
@@ -221,6 +225,9 @@ export function summaryLines(summary: IDataObject): string[] {
 				amounts(summary, 'foundAlreadySent', false),
 			),
 		);
+		// A payout found failed paid nobody: said (and listed to act on) only when there is one.
+		if (Number(summary.failed) > 0)
+			parts.push(counted(summary.failed, 'found failed', amounts(summary, 'failed', false)));
 	} else {
 		parts.push(
 			counted(summary.count, 'sent now', amounts(summary, 'sentNow', true)),

@@ -529,6 +529,14 @@ describe("a merchant's first hour in the n8n editor", () => {
 					},
 					webhookId: '9c2f1e0a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
 				},
+				{
+					name: 'Unconfirmed',
+					type: 'n8n-nodes-littlepay.littlePayTrigger',
+					typeVersion: 2,
+					position: [0, 600],
+					parameters: { confirmWithStatusApi: false },
+					webhookId: '4e7a1c2b-5d6f-4a8b-9c0d-1e2f3a4b5c6d',
+				},
 			],
 			connections: {},
 		});
@@ -547,6 +555,15 @@ describe("a merchant's first hour in the n8n editor", () => {
 		await page.waitForTimeout(1000);
 		expect(await ndv.innerText()).toMatch(/Options > Public Key is set/);
 		await page.screenshot({ path: join(SHOTS, 'trigger-pasted-key.png') });
+		await closePanel();
+		// The account confirmation turned off: the notice says what another merchant can then do.
+		await page.locator('[data-test-id="canvas-node"][data-node-name="Unconfirmed"]').dblclick();
+		await page.waitForSelector('[data-test-id="ndv"]');
+		await page.waitForTimeout(1000);
+		expect(await ndv.innerText()).toMatch(
+			/Confirm With Status API is OFF: another Little Pay merchant can pay a KES 10 payment/,
+		);
+		await page.screenshot({ path: join(SHOTS, 'trigger-unconfirmed.png') });
 		await closePanel();
 	});
 
@@ -713,6 +730,10 @@ describe("a merchant's first hour in the n8n editor", () => {
 		expect(labels).not.toContain('Public Key');
 		expect(labels).not.toContain('Timestamp Tolerance (Seconds)');
 		expect(labels[0]).toBe('Confirm With Status API');
+		// On by default, and its hint says why a signature alone is not enough.
+		expect(await ndv.innerText()).toMatch(
+			/Little Pay signs every merchant's callbacks with one key, so a signature proves Little Pay sent it, not that the payment is yours/,
+		);
 		await page.screenshot({ path: join(SHOTS, 'trigger.png') });
 		await closePanel();
 		expect(consoleErrors.slice(errorsBefore)).toEqual([]);

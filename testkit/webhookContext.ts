@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import { sign } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 
 import axios from 'axios';
 import type {
@@ -216,6 +218,20 @@ async function runTriggerExecution(
 		const e = error as { message: string; description?: string };
 		state.executed = { error: { message: e.message, description: e.description } };
 	}
+}
+
+/** A callback request as Little Pay sends it: the raw body, signed over `<timestamp>.<body>` with `privateKey`. */
+export function signedCallback(body: object, privateKey: KeyObject, ageSeconds = 0): FakeRequest {
+	const raw = JSON.stringify(body);
+	const timestamp = String(Math.floor(Date.now() / 1000) - ageSeconds);
+	const signature = sign('sha256', Buffer.from(`${timestamp}.${raw}`), privateKey);
+	return {
+		headers: {
+			'x-littlepay-timestamp': timestamp,
+			'x-littlepay-signature': signature.toString('base64'),
+		},
+		rawBody: Buffer.from(raw),
+	};
 }
 
 /** The trigger's top-level parameter defaults, as n8n fills them in (Options holds the tolerance's). */

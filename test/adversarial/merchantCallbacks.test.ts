@@ -4,14 +4,19 @@
 // 2. a status answer that does not prove what it must (every required field removed or mangled);
 // 3. references that cannot name one payment (dot segments, paths, encodings).
 // Each must leave the workflow unstarted; the genuine callback beside them must start it.
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 
 import type { IDataObject } from 'n8n-workflow';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { createSandboxIntent, paidSandboxIntent } from '../../testkit/n8nRuns';
-import { callWebhook, callHookMethod, newTriggerState } from '../../testkit/webhookContext';
+import {
+	callWebhook,
+	callHookMethod,
+	newTriggerState,
+	signedCallback,
+} from '../../testkit/webhookContext';
 import type { FakeRequest, TriggerState } from '../../testkit/webhookContext';
 import { validateRecordId } from '../../nodes/LittlePay/helpers/validation';
 import { recordSegment } from '../../nodes/LittlePay/transport';
@@ -22,18 +27,7 @@ const publicKey = littlePay.publicKey.export({ type: 'spki', format: 'pem' }).to
 /** The trigger as a merchant leaves it: only the key it verifies with is set; everything else is the default. */
 const defaults = { options: { publicKey } };
 
-function signed(body: object): FakeRequest {
-	const raw = JSON.stringify(body);
-	const timestamp = String(Math.floor(Date.now() / 1000));
-	const signature = sign('sha256', Buffer.from(`${timestamp}.${raw}`), littlePay.privateKey);
-	return {
-		headers: {
-			'x-littlepay-timestamp': timestamp,
-			'x-littlepay-signature': signature.toString('base64'),
-		},
-		rawBody: Buffer.from(raw),
-	};
-}
+const signed = (body: object): FakeRequest => signedCallback(body, littlePay.privateKey);
 
 const tag = Date.now().toString(36).slice(-6);
 

@@ -11,7 +11,7 @@ import {
 } from './index';
 import { isNotARecord, readPaymentRecord, readPayoutRecord } from './records';
 import type { NotARecord, PaymentRecord } from './records';
-import type { LittlePayRequest } from './index';
+import type { LittlePayRequest, LittlePayResponse } from './index';
 
 // Little Pay's paths, each spelled once: every request the package sends is addressed here.
 
@@ -65,6 +65,16 @@ export async function getPayoutRecord(
 	idOrKey: string,
 ): Promise<IDataObject> {
 	const response = await readLittlePay(context, payoutRecordRequest(itemIndex, idOrKey));
+	return provenPayout(context, response, itemIndex, idOrKey);
+}
+
+/** A payout answer's record, read fail-closed: one that does not prove this payout fails the item. */
+function provenPayout(
+	context: IExecuteFunctions,
+	response: LittlePayResponse,
+	itemIndex: number,
+	idOrKey: string,
+): IDataObject {
 	const record = readPayoutRecord(expectSuccess(context, response, itemIndex), idOrKey);
 	if (isNotARecord(record)) notARecordError(context, itemIndex, 'payout', record.notARecord);
 	return record.data;
@@ -81,9 +91,7 @@ export async function findPayoutRecord(
 ): Promise<IDataObject | undefined> {
 	const response = await readLittlePay(context, payoutRecordRequest(itemIndex, idOrKey));
 	if (response.statusCode === 404) return undefined;
-	const record = readPayoutRecord(expectSuccess(context, response, itemIndex), idOrKey);
-	if (isNotARecord(record)) notARecordError(context, itemIndex, 'payout', record.notARecord);
-	return record.data;
+	return provenPayout(context, response, itemIndex, idOrKey);
 }
 
 /** Reads the withdrawal charges table (networks, limits, fee tiers). */

@@ -506,3 +506,32 @@ describe('what a row is matched on comes out as it went in', () => {
 		);
 	});
 });
+
+describe('references a card run chains on survive its card values (the CI clone caught one)', () => {
+	// A card run hands each step's reference to the next by expression: a reference the exit mangled
+	// (a UUID group "…ab01-39cd…" read as the expiry 01/39) sent the next step to a path that names nothing.
+	const card = { number: '4111111111111111', cvv: '737', expiry: '01/39' };
+	const settings = { mode: 'masked' as PayerDetails, secret: '' };
+
+	it('keeps a UUID whose groups hold the expiry or the CVV digits', () => {
+		for (const reference of [
+			'3fab01-39cd-4e5f-8a9b-0c1d2e3f4a5b',
+			'1b9d6bcd-bbfd-4b2d-9b5d-a39-01dfbbd4bed',
+			'c0a80139-7370-4b2d-8737-ab8dfbbd4bed',
+		])
+			expect(protectOutput({ reference }, settings, { cards: [card] })).toEqual({ reference });
+	});
+
+	it('keeps every generated UUID, and still removes the expiry written alone', () => {
+		fc.assert(
+			fc.property(fc.uuid(), (reference) => {
+				const out = protectOutput({ reference, note: `exp ${card.expiry}` }, settings, {
+					cards: [card],
+				});
+				expect(out.reference).toBe(reference);
+				expect(JSON.stringify(out)).not.toContain(card.expiry);
+			}),
+			{ numRuns: 3000 },
+		);
+	});
+});

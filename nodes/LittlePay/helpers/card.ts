@@ -114,8 +114,8 @@ export interface CardValues {
 export const CARD_PARAMETERS = { number: 'cardNumber', cvv: 'cvv', expiry: 'expiry' } as const;
 
 // A card number in any writing: 13 to 19 digits that pass Luhn, each pair of digits at most three
-// separators apart (spaces, dashes, dots, slashes, underscores: "4111 - 1111"), not glued to letters or
-// digits (a key such as "INV20261127000012" stays). Phone numbers have at most 15 digits, a 13-digit
+// separators apart (spaces, dashes, dots, slashes, underscores: "4111 - 1111") and grouped as cards are
+// written (writtenAsCard), not glued to letters or digits (a key such as "INV20261127000012" stays). Phone numbers have at most 15 digits, a 13-digit
 // one is rare.
 const CARD_NUMBER_IN_TEXT = /(?<![A-Za-z0-9])\d(?:[ ._/-]{0,3}\d){12,18}(?![A-Za-z0-9])/g;
 // A CVV or an expiry named as such: "cvv 737", "cc_cvv: 737", "CVC=1234", "exp 01/39", "expiry 1/2039".
@@ -133,7 +133,8 @@ function digitsWithSeparators(digits: string): string {
 /**
  * Patterns for the exact values a run handled: the number in any separator form and wherever it sits
  * (glued into a token too), the CVV standing alone (not a digit group of a key: "ORDER737" stays), the
- * expiry as month and year, not the middle of a longer date ("2026-11-27" is not the expiry 11/27).
+ * expiry as month and year, not the middle of a longer date ("2026-11-27" is not the expiry 11/27) nor
+ * of a word or a reference's groups ("3fab01-39cd" is not the expiry 01/39).
  */
 function knownCardPatterns(card: CardValues): RegExp[] {
 	const found: RegExp[] = [];
@@ -144,7 +145,9 @@ function knownCardPatterns(card: CardValues): RegExp[] {
 	const expiry = /^(\d{1,2})\s*\/\s*(\d{2})$/.exec((card.expiry ?? '').trim());
 	if (expiry) {
 		const month = String(Number(expiry[1]));
-		const alone = (pattern: string) => `(?<!\\d)(?<!\\d[/.-])${pattern}(?!\\d)(?![/.-]\\d)`;
+		// Not a piece of a word either: a reference such as 3fab01-39cd (a UUID's groups) is not 01/39.
+		const alone = (pattern: string) =>
+			`(?<![A-Za-z0-9])(?<!\\d[/.-])${pattern}(?![A-Za-z0-9])(?![/.-]\\d)`;
 		found.push(
 			new RegExp(
 				`${alone(`0?${month}\\s*[/.-]\\s*(?:20)?${expiry[2]}`)}|${alone(`(?:20)?${expiry[2]}\\s*[/.-]\\s*0?${month}`)}`,
@@ -153,6 +156,19 @@ function knownCardPatterns(card: CardValues): RegExp[] {
 		);
 	}
 	return found;
+}
+
+/**
+ * Whether digits are grouped as card numbers are written: in one run, in fours (the last group
+ * shorter), or as Amex and Diners print them (4-6-5, 4-6-4). A reference's groups are not: a UUID's
+ * "9827-200100000015" is 16 digits that may pass Luhn, and a card run chains on that reference.
+ */
+function writtenAsCard(match: string): boolean {
+	const groups = match.split(/[ ._/-]+/).map((group) => group.length);
+	if (groups.length === 1) return true;
+	const last = groups[groups.length - 1];
+	if (groups.slice(0, -1).every((length) => length === 4) && last >= 1 && last <= 4) return true;
+	return groups.length === 3 && groups[0] === 4 && groups[1] === 6 && (last === 5 || last === 4);
 }
 
 /**
@@ -165,6 +181,7 @@ export function scrubCardValues(text: string, card: CardValues = {}): string {
 	for (const pattern of knownCardPatterns(card)) out = out.replace(pattern, HIDDEN);
 	return out
 		.replace(CARD_NUMBER_IN_TEXT, (match) => {
+			if (!writtenAsCard(match)) return match;
 			const digits = match.replace(/\D/g, '');
 			// Every card number passes Luhn (it is checked before sending); one key or number in ten does
 			// too. A 13-digit card is a Visa or a Maestro (4, 5 or 6 first), never 1 as a time in ms is.

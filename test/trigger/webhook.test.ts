@@ -509,6 +509,97 @@ describe('Little Pay Trigger webhook', () => {
 			});
 		});
 
+		// Payers retry: an attempt fails, the payer pays. Little Pay's record by reference then lists only the
+		// latest (COMPLETED) attempt, so a failed attempt's callback handled after the payment (n8n busy, a
+		// redelivery) was refused 401 and never started the workflow: a genuine callback lost (the pause e2e's
+		// example 5, under load). The record by key lists every attempt.
+		const retried = (attempts: string[]) => {
+			const record = {
+				reference: 'LP-REF-1',
+				status: 'COMPLETED',
+				amount: 1500,
+				key: 'order12345',
+				currency: 'KES',
+			};
+			const attempt = (status: string, i: number) => ({
+				reference: `LP-ATT-${i}`,
+				provider: 'MPESA',
+				status,
+			});
+			return newTriggerState({
+				'LP-REF-1': { ...record, attempts: [attempt('COMPLETED', attempts.length)] },
+				order12345: { ...record, attempts: attempts.map(attempt) },
+			});
+		};
+
+		it.each([
+			[['FAILED', 'COMPLETED']],
+			[['FAILED', 'FAILED', 'COMPLETED']],
+			[['PENDING', 'FAILED', 'COMPLETED']],
+		])(
+			"confirms a failed attempt's callback handled after the payer paid, by the attempts its record by key lists (%j)",
+			async (attempts) => {
+				const state = retried(attempts);
+				const call = await callWebhook(
+					state,
+					{ ...params, confirmWithStatusApi: true },
+					signed({ ...paymentBody, status: 'FAILED' }),
+				);
+				expect(call.started).toBe(true);
+				expect(call.result.workflowData![0][0].json).toMatchObject({
+					event: 'payment.failed',
+					status: 'FAILED',
+					statusConfirmed: true,
+				});
+				expect(state.statusCalls).toEqual([
+					'http://127.0.0.1:1/api/payments-v2/LP-REF-1',
+					'http://127.0.0.1:1/api/payments-v2/order12345',
+				]);
+			},
+		);
+
+		it.each([[['COMPLETED']], [['PENDING', 'COMPLETED']]])(
+			'refuses a FAILED callback when the record by key lists no failed attempt (%j)',
+			async (attempts) => {
+				const call = await callWebhook(
+					retried(attempts),
+					{ ...params, confirmWithStatusApi: true },
+					signed({ ...paymentBody, status: 'FAILED' }),
+				);
+				expect(call.started).toBe(false);
+				expect(call.response).toEqual({
+					status: 401,
+					body: { received: false, error: 'status-not-confirmed' },
+				});
+			},
+		);
+
+		it('refuses a COMPLETED callback the record by reference contradicts, whatever its attempts (no second read)', async () => {
+			const state = newTriggerState({
+				'LP-REF-1': {
+					reference: 'LP-REF-1',
+					status: 'FAILED',
+					amount: 1500,
+					key: 'order12345',
+					attempts: [{ status: 'FAILED' }],
+				},
+				order12345: {
+					reference: 'LP-REF-1',
+					status: 'FAILED',
+					amount: 1500,
+					key: 'order12345',
+					attempts: [{ status: 'COMPLETED' }, { status: 'FAILED' }],
+				},
+			});
+			const call = await callWebhook(
+				state,
+				{ ...params, confirmWithStatusApi: true },
+				signed(paymentBody),
+			);
+			expect(call.started).toBe(false);
+			expect(state.statusCalls).toEqual(['http://127.0.0.1:1/api/payments-v2/LP-REF-1']);
+		});
+
 		it('refuses a callback whose status the gateway contradicts, even with verification off', async () => {
 			const state = newTriggerState({
 				'LP-REF-1': { reference: 'LP-REF-1', status: 'PENDING', amount: 1500 },

@@ -3,7 +3,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { fetchPaymentStatus } from '../transport/gateway';
 import { isNotARecord } from '../transport/records';
 import { namesOneRecord } from '../helpers/validation';
-import type { PaymentRecord } from '../transport/records';
+import type { NotARecord, PaymentRecord } from '../transport/records';
 
 import { secretsEqual } from './callbackEvent';
 import { compareWithRecord } from './confirm';
@@ -115,6 +115,21 @@ export type StatusConfirmation =
 	  }
 	| { ok: false; status: number; reason: string; detail?: string };
 
+/** Whether a payment callback says FAILED where the record by reference says otherwise, and has a key to read it by. */
+function needsHistory(
+	callback: ParsedCallback,
+	record: PaymentRecord | NotARecord | undefined,
+): record is PaymentRecord {
+	return (
+		callback.kind === 'payment' &&
+		String(callback.body.status).toUpperCase() === 'FAILED' &&
+		record !== undefined &&
+		!isNotARecord(record) &&
+		record.status !== 'FAILED' &&
+		record.key !== undefined
+	);
+}
+
 /**
  * Confirm With Status API: compares the whole callback with Little Pay's status record of its payment
  * (compareWithRecord). A callback the record contradicts is refused (401), as is one the record cannot
@@ -149,7 +164,18 @@ export async function confirmWithStatus(
 			reason: 'status-check-unavailable',
 			detail: `Little Pay's status answer is not a record: ${record.notARecord}`,
 		};
-	const verdict = compareWithRecord(callback, record, verified === 'signature');
+	let verdict = compareWithRecord(callback, record, verified === 'signature');
+	// A failed attempt's callback after the payer paid: the record by key lists every attempt.
+	if (!verdict.agrees && needsHistory(callback, record)) {
+		let history: Awaited<ReturnType<typeof fetchPaymentStatus>>;
+		try {
+			history = await fetchPaymentStatus(context, String(record?.key));
+		} catch {
+			return { ok: false, status: 503, reason: 'status-check-unavailable' };
+		}
+		if (history !== undefined && !isNotARecord(history))
+			verdict = compareWithRecord(callback, record, verified === 'signature', history);
+	}
 	if (!verdict.agrees)
 		return { ok: false, status: 401, reason: 'status-not-confirmed', detail: verdict.differs };
 	if (!verdict.confirmed && verified === 'none')

@@ -55,12 +55,15 @@ function compareField(
  * name for the payment, not the payment's callback), the key, and for a payment its status, amount,
  * currency and provider; a refund is confirmed only by the refund itself in the record's list.
  * `record` was read fail-closed (transport/records.ts): its status, amount and reference are proven.
- * `signed` is whether a signature verified the body.
+ * `signed` is whether a signature verified the body. `history` is the same payment's record read by its
+ * key, which lists every attempt: a failed attempt's callback that arrives after the payer paid (the
+ * record by reference then says COMPLETED) is confirmed by the failed attempt it lists.
  */
 export function compareWithRecord(
 	callback: ParsedCallback,
 	record: PaymentRecord | undefined,
 	signed: boolean,
+	history?: PaymentRecord,
 ): RecordVerdict {
 	if (!record)
 		return {
@@ -79,21 +82,48 @@ export function compareWithRecord(
 	if ('differs' in currency) return { agrees: false, differs: currency.differs };
 	fields.currency = currency.value as IDataObject[string];
 	if (callback.kind !== 'payment') return refundVerdict(callback, record, fields);
-	if (!same(b.status, record.status))
+	const superseded =
+		!same(b.status, record.status) && failedAttemptListed(callback, record, history);
+	if (!same(b.status, record.status) && !superseded)
 		return { agrees: false, differs: "the status differs from Little Pay's record" };
 	if (b.amount !== undefined && b.amount !== null && amountOf(b.amount) !== record.amount)
 		return { agrees: false, differs: "the amount differs from Little Pay's record" };
 	const provider = compareField('provider', b.provider, record.provider, signed);
 	if ('differs' in provider) return { agrees: false, differs: provider.differs };
 	Object.assign(fields, {
-		status: record.status,
+		status: superseded ? 'FAILED' : record.status,
 		amount: record.amount,
 		provider: provider.value as IDataObject[string],
 	});
+	if (superseded)
+		return {
+			agrees: true,
+			confirmed: true,
+			pinned: ['payment', reference, 'FAILED', 'before', record.status],
+			fields,
+		};
 	// A payment completes once; a failed attempt may be followed by another, which the count tells apart.
 	const pinned = ['payment', reference, record.status];
 	if (record.status !== 'COMPLETED') pinned.push(String(record.attempts));
 	return { agrees: true, confirmed: true, pinned, fields };
+}
+
+/**
+ * Whether a FAILED callback is a failed attempt of this payment that the record has moved past: the
+ * payment's record read by key (every attempt) is this payment's and lists a failed attempt.
+ */
+function failedAttemptListed(
+	callback: ParsedCallback,
+	record: PaymentRecord,
+	history: PaymentRecord | undefined,
+): boolean {
+	return (
+		same(callback.body.status, 'FAILED') &&
+		history !== undefined &&
+		history.reference === record.reference &&
+		history.key === record.key &&
+		history.attemptStatuses.includes('FAILED')
+	);
 }
 
 /**

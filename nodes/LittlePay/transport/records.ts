@@ -25,6 +25,8 @@ export interface PaymentRecord {
 	provider: string | undefined;
 	/** How many attempts the record lists (by reference Little Pay lists only the latest). */
 	attempts: number;
+	/** The listed attempts' statuses, in order (by key Little Pay lists every attempt). */
+	attemptStatuses: string[];
 	/** The refunds the record lists, when it lists them; Little Pay's documented record does not. */
 	refunds: RefundEntry[] | undefined;
 	/** The total refunded, when the record says it. */
@@ -106,6 +108,9 @@ export function readPaymentRecord(data: unknown, asked: string): PaymentRecord |
 		currency: textOf(data.currency) ?? textOf(meta.currency),
 		provider: textOf(payment.provider) ?? textOf(meta.provider),
 		attempts: Array.isArray(data.attempts) ? data.attempts.length : 0,
+		attemptStatuses: Array.isArray(data.attempts)
+			? data.attempts.map((a) => String(isObject(a) ? (a.status ?? '') : '').toUpperCase())
+			: [],
 		refunds: refundsOf(data.refunds),
 		refundedAmount: amountOf(data.refundedAmount),
 		data,

@@ -200,10 +200,19 @@ export class LittlePayApiKeyApi implements ICredentialType {
 		},
 		{
 			displayName:
-				"Day limits count per calendar day in the workflow's time zone, in this n8n's memory: exact within one n8n, but each queue-mode worker keeps its own count and a restart starts the day afresh (the docs give a recipe for queue mode).",
+				"Day limits count per calendar day of the Day Time Zone below, for every credential holding this API key, in this n8n's memory: exact within one n8n, but each queue-mode worker keeps its own count and a restart starts the day afresh (the docs give a recipe for queue mode).",
 			name: 'dayLimitsNotice',
 			type: 'notice',
 			default: '',
+		},
+		{
+			displayName: 'Day Time Zone',
+			name: 'dayTimeZone',
+			type: 'string',
+			default: 'Africa/Nairobi',
+			placeholder: 'Africa/Nairobi',
+			description:
+				"The account's calendar: the day limits' days and the agent grant's Valid Until are counted in this time zone (an IANA name such as Africa/Kampala or UTC) for every workflow, whatever its own time zone; a name that is no time zone refuses every money move",
 		},
 		{
 			displayName: 'Max Total per Day',
@@ -280,7 +289,7 @@ export class LittlePayApiKeyApi implements ICredentialType {
 			type: 'dateTime',
 			default: '',
 			description:
-				"After this date and time (the workflow's time zone) every AI tool money move is refused; empty = no end",
+				'After this date and time (in the Day Time Zone above) every AI tool money move is refused; empty = no end',
 			displayOptions: { show: { agentGrant: [true] } },
 		},
 		{

@@ -22,6 +22,7 @@ import type {
 	IRunExecutionData,
 	IVersionedNodeType,
 	IWorkflowExecuteAdditionalData,
+	IWorkflowSettings,
 	IConnections,
 } from 'n8n-workflow';
 
@@ -221,6 +222,8 @@ export interface WorkflowJson {
 	name?: string;
 	nodes: INode[];
 	connections: IConnections;
+	/** The workflow's settings, as n8n saves them (its time zone, `timezone`, among them). */
+	settings?: IWorkflowSettings;
 }
 
 /** What a run produced. */
@@ -350,6 +353,7 @@ export async function runWorkflow(
 		active: false,
 		nodeTypes,
 		staticData: {},
+		settings: workflowJson.settings,
 	});
 	const credentialsHelper = new TestCredentialsHelper(options.credentials, options.littlePayAt);
 	const mode = options.retryOf ? 'retry' : 'manual';

@@ -401,7 +401,7 @@ describe("the agent grant on the credential (the owner's mandate)", () => {
 	});
 });
 
-describe('grantExpired: the Valid Until in the workflow time zone', () => {
+describe("grantExpired: the Valid Until in the account's time zone", () => {
 	const now = new Date('2026-11-27T22:30:00Z'); // 01:30 on 28 November in Nairobi (UTC+3)
 	it.each([
 		['2026-11-27', 'Africa/Nairobi', true],

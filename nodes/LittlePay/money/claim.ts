@@ -3,6 +3,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { throwUnknownOutcome } from '../errors';
 import { sendOnce } from '../transport';
 import type { LittlePayRequest, LittlePayResponse, LostAnswer } from '../transport';
+import { accountOf } from './account';
 import { knownAnswer } from './send';
 
 // The key claim: one per key and kind in this n8n process, free, in flight or outcome unknown, and
@@ -56,23 +57,23 @@ async function holdKey(id: string): Promise<{ waited: boolean; release: () => vo
 }
 
 /**
- * The process-wide name of a key: keys are the merchant's (one per API-key credential) and per kind.
- * Letter case is folded: Little Pay does not say whether EMP1 and emp1 are one key, so they are held
- * as one (the run check refuses the second row of a run).
+ * The process-wide name of a key: keys are the Little Pay account's (money/account.ts: every credential
+ * holding its API key) and per kind. Letter case is folded: Little Pay does not say whether EMP1 and
+ * emp1 are one key, so they are held as one (the run check refuses the second row of a run).
  */
-function keyId(context: IExecuteFunctions, key: string, what: string): string {
-	const credential = context.getNode().credentials?.littlePayApiKeyApi?.id ?? '';
-	return `${credential}|${what}|${key.toLowerCase()}`;
+async function keyId(context: IExecuteFunctions, key: string, what: string): Promise<string> {
+	const { id } = await accountOf(context, 0);
+	return `${id}|${what}|${key.toLowerCase()}`;
 }
 
 /** Whether a hold of the key ended after `issued`: a read issued before then may be stale. */
-export function releasedSince(
+export async function releasedSince(
 	context: IExecuteFunctions,
 	key: string,
 	what: string,
 	issued: number,
-): boolean {
-	return (releasedAt.get(keyId(context, key, what)) ?? 0) > issued;
+): Promise<boolean> {
+	return (releasedAt.get(await keyId(context, key, what)) ?? 0) > issued;
 }
 
 /** An execution's claim on a key, held from its lookup to its send's end. */
@@ -88,7 +89,7 @@ export interface KeyClaim {
 }
 
 /**
- * Runs `use` holding the key (per credential and kind) in this process: another execution of the same
+ * Runs `use` holding the key (per account and kind) in this process: another execution of the same
  * key waits until this one's send has ended, then learns whether its outcome is known.
  */
 export async function withKeyClaim<T>(
@@ -97,7 +98,7 @@ export async function withKeyClaim<T>(
 	what: string,
 	use: (claim: KeyClaim) => Promise<T>,
 ): Promise<T> {
-	const id = keyId(context, key, what);
+	const id = await keyId(context, key, what);
 	const hold = await holdKey(id);
 	const since = unknownSince.get(id);
 	const claim: KeyClaim = {

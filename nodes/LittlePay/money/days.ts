@@ -1,8 +1,9 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { runState } from '../item';
-import { isDirectToolCall, TOOL_WINDOW_MS } from './memory';
-import type { DayEntry, LimitSet, MoneyMove } from './moves';
+import type { Account } from './account';
+import { isDirectToolCall, moveIdOf, TOOL_WINDOW_MS } from './memory';
+import type { DayEntry, DayView, LimitSet, MoneyMove, Spent } from './moves';
 
 // The day totals the day limits count: module state of this n8n process, exact within it, not shared
 // by queue-mode workers (docs/ai-agents.md).
@@ -36,9 +37,12 @@ export function dayIn(timeZone: string): string {
 	return parts;
 }
 
-/** Today's entries of a scope (`node:<workflow>|<node>` or `credential:<id>`), in the workflow's time zone. */
-export function dayEntries(context: IExecuteFunctions, scope: string): DayEntry[] {
-	const day = dayIn(context.getTimezone());
+/**
+ * Today's entries of a scope (`node:<workflow>|<node>` or `account:<id>`), today being the account's
+ * calendar day (its credential's Day Time Zone, money/account.ts), never the workflow's.
+ */
+export function dayEntries(timeZone: string, scope: string): DayEntry[] {
+	const day = dayIn(timeZone);
 	const key = `${day}|${scope}`;
 	let entries = days.get(key);
 	if (!entries) {
@@ -101,4 +105,76 @@ export function settleDay(context: IExecuteFunctions, itemIndex: number, refused
 		const at = entries.indexOf(entry);
 		if (at !== -1) entries.splice(at, 1);
 	}
+}
+
+/** The limits whose running total is the day's. */
+const DAY_LIMITS = ['maxTotalPerDay', 'maxCountPerDay', 'maxTotalPerRecipientPerDay'];
+
+/**
+ * Adds the day's totals to a limit set that has a day limit (none is read otherwise: no cost): the
+ * account's calendar day.
+ */
+export function withDay(
+	context: IExecuteFunctions,
+	account: Account,
+	scope: string,
+	limits: LimitSet,
+): LimitSet {
+	const view = (entriesOf: string): DayView => ({
+		entries: dayEntries(account.timeZone, entriesOf),
+		moveOf: (itemIndex) => dayMoveOf(context, itemIndex, moveIdOf(context, itemIndex)),
+		passed: { rows: new Map(), all: { count: 0, totals: {} }, byRecipient: new Map() },
+	});
+	if (DAY_LIMITS.some((name) => limits.values[name] !== undefined)) limits.day = view(scope);
+	// The grant counts its own moves (a tool's), not the workflows' under the same credential.
+	if (limits.values.grantMaxTotalPerDay !== undefined) limits.grantDay = view(`grant:${scope}`);
+	return limits;
+}
+
+/**
+ * What the day has moved before this move, all of it and to its recipient: the day's entries but the
+ * move's own earlier try, plus the moves a payout run's check let through before this row.
+ */
+export function daySpent(day: DayView, itemIndex: number, move: MoneyMove) {
+	const copy = (spent: Spent | undefined): Spent => ({
+		count: spent?.count ?? 0,
+		totals: { ...spent?.totals },
+	});
+	const { rows, all: passedAll, byRecipient } = day.passed;
+	const all = copy(passedAll);
+	const toRecipient = copy(
+		move.recipient === undefined ? undefined : byRecipient.get(move.recipient),
+	);
+	const self = day.moveOf(itemIndex);
+	for (const entry of day.entries) {
+		if (entry.move === self) continue;
+		add(all, entry.amount, entry.currency, 1);
+		if (move.recipient !== undefined && entry.recipient === move.recipient)
+			add(toRecipient, entry.amount, entry.currency, 1);
+	}
+	const checkedBefore = rows.get(itemIndex);
+	if (checkedBefore) {
+		add(all, checkedBefore.amount, checkedBefore.currency.toUpperCase(), -1);
+		if (move.recipient !== undefined && checkedBefore.recipient === move.recipient)
+			add(toRecipient, checkedBefore.amount, checkedBefore.currency.toUpperCase(), -1);
+	}
+	return { day: all, recipientDay: toRecipient };
+}
+
+/** Adds a move to (or with sign -1 takes it from) what was spent. */
+function add(spent: Spent, amount: number, currency: string, sign: 1 | -1): void {
+	spent.count += sign;
+	spent.totals[currency] = (spent.totals[currency] ?? 0) + sign * amount;
+}
+
+/** Counts a row a payout run's check let through against the next rows' day limits. */
+export function notePassed(day: DayView | undefined, itemIndex: number, move: MoneyMove): void {
+	if (!day || day.passed.rows.has(itemIndex)) return;
+	const currency = move.currency.toUpperCase();
+	day.passed.rows.set(itemIndex, move);
+	add(day.passed.all, move.amount, currency, 1);
+	if (move.recipient === undefined) return;
+	const toRecipient = day.passed.byRecipient.get(move.recipient) ?? { count: 0, totals: {} };
+	add(toRecipient, move.amount, currency, 1);
+	day.passed.byRecipient.set(move.recipient, toRecipient);
 }

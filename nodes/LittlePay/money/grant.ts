@@ -19,9 +19,9 @@ const GRANT_KIND: Record<MoveKind, string> = {
 };
 
 /**
- * The moment (UNIX milliseconds) a grant's Valid Until ends, read in the workflow's time zone as the
- * trigger reads dates (helpers/wallTime.ts): a date alone is valid through that day; a date and time
- * without a zone is the workflow's wall clock; one with a zone is that instant. Infinity when empty (no
+ * The moment (UNIX milliseconds) a grant's Valid Until ends, read in the account's time zone (its
+ * credential's Day Time Zone, never the workflow's) as the trigger reads dates (helpers/wallTime.ts): a
+ * date alone is valid through that day; a date and time without a zone is the account's wall clock; one with a zone is that instant. Infinity when empty (no
  * end); NaN when it names no date, and then the grant is over (fail closed).
  */
 export function grantEnd(validUntil: string, timeZone: string): number {
@@ -41,22 +41,26 @@ export function grantExpired(validUntil: string, timeZone: string, now = new Dat
 	return Number.isNaN(end) || now.getTime() > end;
 }
 
-/** Refuses a move the credential's agent grant does not cover: past its Valid Until, or not granted. */
+/**
+ * Refuses a move the credential's agent grant does not cover: past its Valid Until (in the account's
+ * `timeZone`), or not granted.
+ */
 export function checkGrant(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	data: IDataObject,
 	kind: MoveKind,
+	timeZone: string,
 ): void {
 	const node = context.getNode();
 	const validUntil = typeof data.grantValidUntil === 'string' ? data.grantValidUntil : '';
-	if (grantExpired(validUntil, context.getTimezone()))
+	if (grantExpired(validUntil, timeZone))
 		refuseMove(
 			node,
 			itemIndex,
-			Number.isNaN(grantEnd(validUntil, context.getTimezone()))
+			Number.isNaN(grantEnd(validUntil, timeZone))
 				? `The agent grant's Valid Until "${validUntil}" on the credential is not a date (YYYY-MM-DD, with a time if wanted): no AI tool may move money with it`
-				: `The agent grant on the credential ended on ${validUntil} (${context.getTimezone()}): no AI tool may move money with it`,
+				: `The agent grant on the credential ended on ${validUntil} (${timeZone}): no AI tool may move money with it`,
 			{
 				field: 'grantValidUntil',
 				label: 'Agent Grant: Valid Until',

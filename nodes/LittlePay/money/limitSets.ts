@@ -7,18 +7,11 @@ import { credentialData } from '../transport';
 import { LIMITS } from './limits';
 import { CREDENTIAL_MAX_BY_KIND, labelOf } from './limitWords';
 import type { Checked, Limit, Refuse } from './limits';
-import { moveIdOf } from './memory';
-import { dayEntries, dayMoveOf } from './days';
+import { accountOf } from './account';
+import type { Account } from './account';
+import { daySpent, notePassed, withDay } from './days';
 import { checkGrant, grantApplies } from './grant';
-import type {
-	DayView,
-	LimitSet,
-	LimitSource,
-	MoneyMove,
-	MoveKind,
-	Spent,
-	SpentSoFar,
-} from './moves';
+import type { LimitSet, LimitSource, MoneyMove, MoveKind, SpentSoFar } from './moves';
 
 // A source's limits (the node's Spending Limits, the API-key credential) read and checked against a move.
 
@@ -101,10 +94,11 @@ function readLimits(
  * must be a fixed value, since an expression could be steered by the data or by a model ($fromAI).
  * n8n's noDataExpression only hides the expression switch in the editor, so this is checked here.
  */
-export function nodeLimits(
+function nodeLimits(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	kind: MoveKind,
+	account: Account,
 ): LimitSet {
 	const node = context.getNode();
 	const raw = node.parameters.spendingLimits;
@@ -127,85 +121,33 @@ export function nodeLimits(
 	}
 	return withDay(
 		context,
+		account,
 		`node:${context.getWorkflow().id ?? ''}|${node.id}`,
 		readLimits(node, itemIndex, 'node', limits, kind),
 	);
 }
 
-/** The limits whose running total is the day's. */
-const DAY_LIMITS = ['maxTotalPerDay', 'maxCountPerDay', 'maxTotalPerRecipientPerDay'];
-
-/** Adds the day's totals to a limit set that has a day limit (none is read otherwise: no cost). */
-function withDay(context: IExecuteFunctions, scope: string, limits: LimitSet): LimitSet {
-	const view = (entriesOf: string): DayView => ({
-		entries: dayEntries(context, entriesOf),
-		moveOf: (itemIndex) => dayMoveOf(context, itemIndex, moveIdOf(context, itemIndex)),
-		passed: { rows: new Map(), all: { count: 0, totals: {} }, byRecipient: new Map() },
-	});
-	if (DAY_LIMITS.some((name) => limits.values[name] !== undefined)) limits.day = view(scope);
-	// The grant counts its own moves (a tool's), not the workflows' under the same credential.
-	if (limits.values.grantMaxTotalPerDay !== undefined) limits.grantDay = view(`grant:${scope}`);
-	return limits;
-}
-
 /**
- * What the day has moved before this move, all of it and to its recipient: the day's entries but the
- * move's own earlier try, plus the moves a payout run's check let through before this row.
+ * The node's and the API-key credential's limits, in that order. With the credential's Pause Money
+ * Moves on, every money move is refused here, before any other check: enforceLimits and a payout run's
+ * checkRunLimits read these limits before anything is sent, so the whole run stops. The day totals are
+ * the account's (money/account.ts): every credential holding its key, in its calendar.
  */
-function daySpent(day: DayView, itemIndex: number, move: MoneyMove) {
-	const copy = (spent: Spent | undefined): Spent => ({
-		count: spent?.count ?? 0,
-		totals: { ...spent?.totals },
-	});
-	const { rows, all: passedAll, byRecipient } = day.passed;
-	const all = copy(passedAll);
-	const toRecipient = copy(
-		move.recipient === undefined ? undefined : byRecipient.get(move.recipient),
-	);
-	const self = day.moveOf(itemIndex);
-	for (const entry of day.entries) {
-		if (entry.move === self) continue;
-		add(all, entry.amount, entry.currency, 1);
-		if (move.recipient !== undefined && entry.recipient === move.recipient)
-			add(toRecipient, entry.amount, entry.currency, 1);
-	}
-	const checkedBefore = rows.get(itemIndex);
-	if (checkedBefore) {
-		add(all, checkedBefore.amount, checkedBefore.currency.toUpperCase(), -1);
-		if (move.recipient !== undefined && checkedBefore.recipient === move.recipient)
-			add(toRecipient, checkedBefore.amount, checkedBefore.currency.toUpperCase(), -1);
-	}
-	return { day: all, recipientDay: toRecipient };
-}
-
-/** Adds a move to (or with sign -1 takes it from) what was spent. */
-function add(spent: Spent, amount: number, currency: string, sign: 1 | -1): void {
-	spent.count += sign;
-	spent.totals[currency] = (spent.totals[currency] ?? 0) + sign * amount;
-}
-
-/** Counts a row a payout run's check let through against the next rows' day limits. */
-function notePassed(day: DayView | undefined, itemIndex: number, move: MoneyMove): void {
-	if (!day || day.passed.rows.has(itemIndex)) return;
-	const currency = move.currency.toUpperCase();
-	day.passed.rows.set(itemIndex, move);
-	add(day.passed.all, move.amount, currency, 1);
-	if (move.recipient === undefined) return;
-	const toRecipient = day.passed.byRecipient.get(move.recipient) ?? { count: 0, totals: {} };
-	add(toRecipient, move.amount, currency, 1);
-	day.passed.byRecipient.set(move.recipient, toRecipient);
-}
-
-/**
- * The limits on the API-key credential (read once per node run, like every credential field). With
- * its Pause Money Moves on, every money move is refused here, before any other check: enforceLimits
- * and a payout run's checkRunLimits read these limits before anything is sent, so the whole run stops.
- */
-export async function credentialLimits(
+export async function limitSetsOf(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	kind: MoveKind,
-): Promise<LimitSet> {
+): Promise<[LimitSet, LimitSet]> {
+	const { limits, account } = await credentialLimits(context, itemIndex, kind);
+	return [nodeLimits(context, itemIndex, kind, account), limits];
+}
+
+/** The limits on the API-key credential (read once per node run, like every credential field), and its account. */
+async function credentialLimits(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	kind: MoveKind,
+): Promise<{ limits: LimitSet; account: Account }> {
 	const data = await credentialData(context, 'littlePayApiKeyApi', itemIndex);
 	// Only a stored true pauses: a credential saved before the switch existed has no value, and moves.
 	if (data.pauseMoneyMoves === true) {
@@ -218,14 +160,17 @@ export async function credentialLimits(
 			'Tell the user that the account owner has paused money moves; nothing was sent',
 		);
 	}
+	const account = await accountOf(context, itemIndex);
 	const maxAmount = data[CREDENTIAL_MAX_BY_KIND[kind][0]];
 	const grant = grantApplies(context, data);
-	if (grant) checkGrant(context, itemIndex, data, kind);
-	return withDay(
+	if (grant) checkGrant(context, itemIndex, data, kind, account.timeZone);
+	const limits = withDay(
 		context,
-		`credential:${context.getNode().credentials?.littlePayApiKeyApi?.id ?? ''}`,
+		account,
+		`account:${account.id}`,
 		readLimits(context.getNode(), itemIndex, 'credential', { ...data, maxAmount }, kind, grant),
 	);
+	return { limits, account };
 }
 
 /** Whether a set holds any limit at all. */

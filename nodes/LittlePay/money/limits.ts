@@ -88,7 +88,7 @@ const grantDay = periodChecks('grantDay', 'one day under the agent grant');
 
 /** What every day limit's panel text says of where its running total is kept. */
 const DAY_NOTE =
-	"Counted per calendar day in the workflow's time zone, in this n8n process's memory: exact within one n8n, each queue-mode worker counts its own (see the docs), a restart starts the day afresh";
+	"Counted per calendar day of the credential's Day Time Zone (Africa/Nairobi unless set), in this n8n process's memory: exact within one n8n, each queue-mode worker counts its own (see the docs), a restart starts the day afresh";
 
 /** Whether a normalised number matches an allowlist pattern (digits, `*` for any digits). */
 export function recipientAllowed(recipient: string, patterns: string[]): boolean {

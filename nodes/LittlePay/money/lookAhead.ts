@@ -93,6 +93,6 @@ export async function takeLookedUpAhead(
 	const issued = ahead.issued.get(key);
 	// Another execution held the key after the read was issued: its send may not have been committed
 	// when the read was answered, so a 404 proves nothing. The caller holds the key now.
-	if (issued === undefined || releasedSince(context, key, what, issued)) return undefined;
+	if (issued === undefined || (await releasedSince(context, key, what, issued))) return undefined;
 	return answer;
 }

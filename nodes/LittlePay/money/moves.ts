@@ -36,7 +36,7 @@ export interface SpentSoFar {
 	execution: Spent;
 	/** The chat session's moves (this execution's included); the execution's when there is no session. */
 	session: Spent;
-	/** Today's moves in this n8n process (the workflow's time zone), when a day limit is set. */
+	/** Today's moves in this n8n process (the account's calendar day), when a day limit is set. */
 	day?: Spent;
 	/** Today's moves to the move's recipient, when a day limit is set. */
 	recipientDay?: Spent;

@@ -3,7 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { MoneyRefusal, refusalOf } from '../errors';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { checkLimits, checkRefundable, credentialLimits, hasLimits, nodeLimits } from './limitSets';
+import { checkLimits, checkRefundable, hasLimits, limitSetsOf } from './limitSets';
 import type { LimitSet, MoneyMove, MoveKind, Spent } from './moves';
 import { getPaymentRecord } from '../transport/gateway';
 import {
@@ -83,10 +83,7 @@ export async function enforceLimits(
 ): Promise<void> {
 	const node = context.getNode();
 	const tool = isToolCall(context);
-	const sets: LimitSet[] = [
-		nodeLimits(context, itemIndex, request.kind),
-		await credentialLimits(context, itemIndex, request.kind),
-	];
+	const sets: LimitSet[] = await limitSetsOf(context, itemIndex, request.kind);
 	const active = sets.filter(hasLimits);
 	if (!tool && active.length === 0) return;
 	const move: MoneyMove = {
@@ -177,7 +174,7 @@ export async function checkRunLimits(
 	if (moves.length === 0 || isToolCall(context)) return refusals;
 	const node = context.getNode();
 	const first = moves[0].itemIndex;
-	const sets = [nodeLimits(context, first, kind), await credentialLimits(context, first, kind)];
+	const sets = await limitSetsOf(context, first, kind);
 	if (!sets.some(hasLimits)) return refusals;
 	const memory = memoryFor(context, first);
 	// What this execution moved before this node run; this run's own earlier tries are counted as they

@@ -26,6 +26,9 @@ module.exports = {
 			testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
 			// One connection per call: a kept-alive socket n8n has closed fails a test by load alone.
 			setupFiles: ['<rootDir>/testkit/noKeepAlive.ts'],
+			// The run's folder for the servers its files share (testkit/sharedN8n.ts), and their stop.
+			globalSetup: '<rootDir>/testkit/e2eGlobalSetup.ts',
+			globalTeardown: '<rootDir>/testkit/e2eGlobalTeardown.ts',
 		},
 	],
 };

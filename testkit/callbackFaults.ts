@@ -311,6 +311,7 @@ export async function runCallbackFault(
 	options: CallbackFaultOptions,
 ): Promise<CallbackFaultReport> {
 	const userFolder = mkdtempSync(join(tmpdir(), 'littlepay-faults-'));
+	// Its own n8n, not the e2e run's shared one (testkit/sharedN8n.ts): the fault kills it.
 	// The port startN8n picks; a restart after the kill comes back on it (the callbacks' URLs name it).
 	let n8n: N8nServer = await startN8n({ userFolder });
 	const port = Number(new URL(n8n.url).port);

@@ -7,6 +7,8 @@ import { startMailSink } from './mailSink';
 import type { MailSink } from './mailSink';
 import { N8nApi, startN8n } from './n8n';
 import type { N8nServer } from './n8n';
+import { sharedN8n } from './sharedN8n';
+import type { SharedN8n } from './sharedN8n';
 import {
 	createExampleTables,
 	exampleReplacements,
@@ -142,20 +144,29 @@ export async function publishExample10(
 
 /**
  * A sandbox (payers taking `pinDelayMs`, callbacks retried after `callbackRetryDelaysMs`), the demo's mailbox
- * and an n8n 2.41.1 with its owner, and example 10 published there (see publishExample10).
+ * and an n8n 2.41.1 with its owner, and example 10 published there (see publishExample10). The n8n is the
+ * run's shared one (testkit/sharedN8n.ts) unless `n8nOf` is 'own', for a test that kills or restarts it.
  */
 export async function startExample10(
 	label: string,
 	sandboxOptions: SandboxOptions,
 	publishOptions: Parameters<typeof publishExample10>[5] = {},
+	n8nOf: 'shared' | 'own' = 'shared',
 ) {
 	const sandbox = await startSandbox({ port: 0, quiet: true, ...sandboxOptions });
 	const mailbox = await startMailSink();
 	let n8n: N8nServer | undefined;
 	try {
-		n8n = await startN8n();
-		const api = new N8nApi(n8n.url);
-		await api.setupOwner();
+		let api: N8nApi;
+		if (n8nOf === 'shared') {
+			const shared = await sharedN8n(label);
+			n8n = shared;
+			api = shared.api;
+		} else {
+			n8n = await startN8n();
+			api = new N8nApi(n8n.url);
+			await api.setupOwner();
+		}
 		const published = await publishExample10(api, n8n.url, sandbox, mailbox, label, publishOptions);
 		return { sandbox, mailbox, n8n, api, ...published };
 	} catch (error) {
@@ -165,13 +176,17 @@ export async function startExample10(
 	}
 }
 
-/** Stops what startExample10 started (the n8n running now: a test may have restarted it). */
+/**
+ * Stops what startExample10 started (the n8n running now: a test may have restarted it); the shared n8n is
+ * not stopped but released (the workflows the file published unpublished).
+ */
 export async function stopExample10(
 	n8n: N8nServer | undefined,
 	sandbox: SandboxHandle | undefined,
 	mailbox: MailSink | undefined,
 ): Promise<void> {
-	await n8n?.stop();
+	if (n8n && 'release' in n8n) await (n8n as SharedN8n).release();
+	else await n8n?.stop();
 	await sandbox?.close();
 	await mailbox?.close();
 }

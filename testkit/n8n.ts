@@ -4,10 +4,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+	closeSync,
 	cpSync,
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
+	openSync,
 	readdirSync,
 	readFileSync,
 	renameSync,
@@ -95,7 +97,7 @@ function hashTree(hash: ReturnType<typeof createHash>, root: string, path: strin
 }
 
 /** A hash of everything the tarball is made of: `dist/` (or whatever `files` names) and npm's fixed files. */
-function packedContentHash(): string {
+export function packedContentHash(): string {
 	const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
 		files?: string[];
 	};
@@ -293,6 +295,11 @@ export async function startN8n(
 		nodeArgs?: string[];
 		/** How long stop() waits after SIGTERM before SIGKILL (10 s); longer lets `--cpu-prof` write its file. */
 		stopGraceMs?: number;
+		/**
+		 * Writes n8n's output to this file instead of a pipe, and lets this process exit before n8n does: an
+		 * n8n that outlives the test file that started it (testkit/sharedN8n.ts).
+		 */
+		logFile?: string;
 	} = {},
 ): Promise<N8nServer> {
 	const version = options.version ?? DEFAULT_N8N_VERSION;
@@ -375,16 +382,23 @@ async function launchN8n(
 	node: string,
 	n8nBin: string,
 	env: Record<string, string>,
-	options: { nodeArgs?: string[]; stopGraceMs?: number },
+	options: { nodeArgs?: string[]; stopGraceMs?: number; logFile?: string },
 ): Promise<{ server: Pick<N8nServer, 'pid' | 'logs' | 'stop' | 'kill'> } | { output: string }> {
-	let output = '';
+	let piped = '';
+	const { logFile } = options;
+	const logFd = logFile ? openSync(logFile, 'w') : undefined;
 	const child: ChildProcess = spawn(node, [...(options.nodeArgs ?? []), n8nBin, 'start'], {
 		env,
 		detached: true,
-		stdio: ['ignore', 'pipe', 'pipe'],
+		stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
 	});
-	child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-	child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+	if (logFd !== undefined) {
+		closeSync(logFd);
+		child.unref();
+	}
+	child.stdout?.on('data', (chunk: Buffer) => (piped += chunk.toString()));
+	child.stderr?.on('data', (chunk: Buffer) => (piped += chunk.toString()));
+	const output = () => (logFile ? readFileSync(logFile, 'utf8') : piped);
 	const exited = new Promise<void>((res) => child.once('exit', () => res()));
 	// After 'close' its output has been read to the end (pipes may still hold some at 'exit').
 	const closed = new Promise<void>((res) => child.once('close', () => res()));
@@ -403,7 +417,7 @@ async function launchN8n(
 	};
 
 	const deadline = Date.now() + 180000;
-	while (!/Editor is now accessible/.test(output)) {
+	while (!/Editor is now accessible/.test(output())) {
 		if (child.exitCode !== null) {
 			try {
 				// Anything it started in its group goes with it.
@@ -412,22 +426,31 @@ async function launchN8n(
 				// none left
 			}
 			await closed;
-			return { output };
+			return { output: output() };
 		}
 		if (Date.now() > deadline) {
 			await stop();
-			throw new Error(`n8n did not start within 180 s:\n${output.slice(-3000)}`);
+			throw new Error(`n8n did not start within 180 s:\n${output().slice(-3000)}`);
 		}
 		await new Promise((r) => setTimeout(r, 250));
 	}
-	return { server: { pid: child.pid ?? 0, logs: () => output, stop, kill } };
+	return { server: { pid: child.pid ?? 0, logs: output, stop, kill } };
 }
 
 /** An authenticated client of n8n's internal REST API (the one the editor uses). */
 export class N8nApi {
 	readonly http: AxiosInstance;
+	/** The workflows this client published, newest last: a file sharing an n8n unpublishes them when it ends. */
+	readonly published: string[] = [];
 
-	constructor(readonly url: string) {
+	/**
+	 * `scope`: a name this client's Data Tables end in (`littlepay_payments_<scope>`), so that files sharing
+	 * one n8n each have their own tables under the examples' names (the examples pick tables by id).
+	 */
+	constructor(
+		readonly url: string,
+		readonly scope?: string,
+	) {
 		// A fresh connection per call: n8n closes idle keep-alive sockets after 5 s, and on a loaded machine a
 		// pooled socket it was closing (a burst of callbacks leaves hundreds) failed the next call with EPIPE.
 		this.http = axios.create({
@@ -451,6 +474,25 @@ export class N8nApi {
 			await new Promise((r) => setTimeout(r, 1000));
 			return await this.http.request({ ...config, notReadySince: since } as typeof config);
 		});
+	}
+
+	/** The session cookie of the signed-in owner (after setupOwner), for another client of the same n8n. */
+	get sessionCookie(): string | undefined {
+		const cookie = this.http.defaults.headers.common.Cookie;
+		return typeof cookie === 'string' ? cookie : undefined;
+	}
+
+	/**
+	 * Signs in with another client's session cookie when n8n still accepts it (n8n allows 5 logins a minute
+	 * per e-mail address); otherwise as setupOwner does.
+	 */
+	async resumeOwner(cookie: string | undefined): Promise<void> {
+		if (cookie) {
+			this.http.defaults.headers.common.Cookie = cookie;
+			if ((await this.http.get('/rest/login')).status === 200) return;
+			delete this.http.defaults.headers.common.Cookie;
+		}
+		await this.setupOwner();
 	}
 
 	private remember(setCookie: string[] | undefined) {
@@ -503,6 +545,7 @@ export class N8nApi {
 	async activateWorkflow(id: string, versionId: string): Promise<void> {
 		const res = await this.http.post(`/rest/workflows/${id}/activate`, { versionId });
 		N8nApi.data(res, `activate workflow ${id}`);
+		this.published.push(id);
 	}
 
 	/** Lists the executions of a workflow, newest first. */
@@ -536,7 +579,7 @@ export class N8nApi {
 	): Promise<string> {
 		const projectId = await this.personalProjectId();
 		const res = await this.http.post(`/rest/projects/${projectId}/data-tables`, {
-			name,
+			name: this.scope ? `${name}_${this.scope}` : name,
 			columns,
 		});
 		return N8nApi.data<{ id: string }>(res, `create data table ${name}`).id;

@@ -116,6 +116,7 @@ export async function runTake(options: TakeOptions): Promise<TakeResult> {
 		model = await fakeModel({
 			'Pay Baraka 5000': [{ name: 'pay_out', args: { amount: 5000, to: '254712345680' } }],
 		});
+		// Its own n8n, not the e2e run's shared one (testkit/sharedN8n.ts): the take is the demo from a fresh n8n.
 		n8n = await startN8n();
 		const api = new N8nApi(n8n.url);
 		await api.setupOwner();

@@ -11,8 +11,9 @@ import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
 import { fakeModel } from '../../testkit/fakeModel';
 import type { Json } from '../../testkit/fakeModel';
-import { N8nApi, startN8n } from '../../testkit/n8n';
-import type { N8nServer } from '../../testkit/n8n';
+import type { N8nApi } from '../../testkit/n8n';
+import { sharedN8n } from '../../testkit/sharedN8n';
+import type { SharedN8n } from '../../testkit/sharedN8n';
 import {
 	paidSandboxIntent,
 	postToNewWebhook,
@@ -25,7 +26,7 @@ jest.setTimeout(600000);
 
 describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', () => {
 	let sandbox: SandboxHandle;
-	let n8n: N8nServer;
+	let n8n: SharedN8n;
 	let api: N8nApi;
 	let model: Awaited<ReturnType<typeof fakeModel>>;
 	let path: string;
@@ -123,9 +124,8 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 			'daily: pay 400': [{ name: 'payout_daily', args: { amount: 400, to: '254712345670' } }],
 			'daily: pay 350 more': [{ name: 'payout_daily', args: { amount: 350, to: '254712345670' } }],
 		});
-		n8n = await startN8n();
-		api = new N8nApi(n8n.url);
-		await api.setupOwner();
+		n8n = await sharedN8n('agent');
+		api = n8n.api;
 		const ids = await sandboxCredentials(api, sandbox, 'agent');
 		const openAiId = await api.createCredential('fake model', 'openAiApi', {
 			apiKey: 'sk-test',
@@ -250,7 +250,7 @@ describe('Little Pay tools in an AI Agent (real n8n 2.41.1, scripted model)', ()
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
+		await n8n?.release();
 		model?.server.close();
 		await sandbox?.close();
 	});

@@ -96,6 +96,7 @@ describe("card data in n8n's store", () => {
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, quiet: true, pinDelayMs: 300 });
+		// Its own n8n, not the run's shared one (testkit/sharedN8n.ts): the last test kills it and reads its whole store.
 		n8n = await startN8n();
 		api = new N8nApi(n8n.url);
 		await api.setupOwner();

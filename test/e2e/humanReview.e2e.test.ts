@@ -14,8 +14,9 @@ import { fakeModel } from '../../testkit/fakeModel';
 import type { Json } from '../../testkit/fakeModel';
 import { startMailSink } from '../../testkit/mailSink';
 import type { Mail, MailSink } from '../../testkit/mailSink';
-import { N8nApi, startN8n } from '../../testkit/n8n';
-import type { N8nServer } from '../../testkit/n8n';
+import type { N8nApi } from '../../testkit/n8n';
+import { sharedN8n } from '../../testkit/sharedN8n';
+import type { SharedN8n } from '../../testkit/sharedN8n';
 import {
 	loadExample,
 	mailboxCredential,
@@ -35,7 +36,7 @@ const BROWSER =
 describe("n8n 2.41.1's Human review in front of the refund tool (example 8)", () => {
 	let sandbox: SandboxHandle;
 	let mailbox: MailSink;
-	let n8n: N8nServer;
+	let n8n: SharedN8n;
 	let api: N8nApi;
 	let model: Awaited<ReturnType<typeof fakeModel>>;
 	let workflowId: string;
@@ -139,9 +140,8 @@ describe("n8n 2.41.1's Human review in front of the refund tool (example 8)", ()
 				},
 			],
 		});
-		n8n = await startN8n();
-		api = new N8nApi(n8n.url);
-		await api.setupOwner();
+		n8n = await sharedN8n('humanReview');
+		api = n8n.api;
 		const ids = await sandboxCredentials(api, sandbox, 'review');
 		const smtpId = await mailboxCredential(api, mailbox.smtpPort);
 		const openAiId = await api.createCredential('fake model', 'openAiApi', {
@@ -173,7 +173,7 @@ describe("n8n 2.41.1's Human review in front of the refund tool (example 8)", ()
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
+		await n8n?.release();
 		model?.server.close();
 		await mailbox?.close();
 		await sandbox?.close();

@@ -15,8 +15,9 @@ import {
 	mcpWorkflow,
 	payoutToolParameters,
 } from '../../testkit/mcpClient';
-import { N8nApi, startN8n } from '../../testkit/n8n';
-import type { N8nServer } from '../../testkit/n8n';
+import type { N8nApi } from '../../testkit/n8n';
+import { sharedN8n } from '../../testkit/sharedN8n';
+import type { SharedN8n } from '../../testkit/sharedN8n';
 import { createSandboxIntent, loadExample, sandboxCredentials } from '../../testkit/n8nRuns';
 import { littlePayToolNode } from '../../testkit/workflowParts';
 
@@ -29,7 +30,7 @@ const TOKEN = `mcp-${randomUUID()}`;
 
 describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () => {
 	let sandbox: SandboxHandle;
-	let n8n: N8nServer;
+	let n8n: SharedN8n;
 	let url: string;
 	let client: Client;
 	let api: N8nApi;
@@ -42,9 +43,8 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true });
-		n8n = await startN8n();
-		api = new N8nApi(n8n.url);
-		await api.setupOwner();
+		n8n = await sharedN8n('mcp');
+		api = n8n.api;
 		ids = await sandboxCredentials(api, sandbox, 'mcp');
 		const bearerId = await api.createCredential('mcp bearer', 'httpBearerAuth', { token: TOKEN });
 		// The owner's kill switch (issue 53): the same account, with Pause Money Moves on.
@@ -103,7 +103,7 @@ describe('Little Pay tools over MCP (MCP Server Trigger, real n8n 2.41.1)', () =
 
 	afterAll(async () => {
 		await client?.close();
-		await n8n?.stop();
+		await n8n?.release();
 		await sandbox?.close();
 	});
 

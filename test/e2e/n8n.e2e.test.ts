@@ -12,7 +12,8 @@ import { chromium } from 'playwright-core';
 import { callbackEventId, parseCallback } from '../../nodes/LittlePay/callbacks/callbackEvent';
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { N8nApi, startN8n } from '../../testkit/n8n';
+import type { N8nApi } from '../../testkit/n8n';
+import { sharedN8n } from '../../testkit/sharedN8n';
 import { startMailSink } from '../../testkit/mailSink';
 import {
 	createExampleTables,
@@ -29,7 +30,7 @@ import {
 } from '../../testkit/n8nRuns';
 import { littlePayNode } from '../../testkit/workflowParts';
 import { expectExactlyOnce, expectUnknownHeld, failAndRetry } from '../../testkit/retryScenario';
-import type { N8nServer } from '../../testkit/n8n';
+import type { SharedN8n } from '../../testkit/sharedN8n';
 
 jest.setTimeout(600000);
 
@@ -78,7 +79,7 @@ async function startRecordingProxy(
 
 describe('the package in a real n8n server', () => {
 	let sandbox: SandboxHandle;
-	let n8n: N8nServer;
+	let n8n: SharedN8n;
 	let api: N8nApi;
 
 	beforeAll(async () => {
@@ -88,13 +89,12 @@ describe('the package in a real n8n server', () => {
 			quiet: true,
 			callbackRetryDelaysMs: [200, 500],
 		});
-		n8n = await startN8n();
-		api = new N8nApi(n8n.url);
-		await api.setupOwner();
+		n8n = await sharedN8n('n8n');
+		api = n8n.api;
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
+		await n8n?.release();
 		await sandbox?.close();
 	});
 

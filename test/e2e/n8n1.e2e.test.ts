@@ -27,6 +27,7 @@ describe(`the package in n8n ${N8N_1_VERSION}`, () => {
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, pinDelayMs: 300, quiet: true });
+		// Its own n8n: the shared one is 2.41.1 (testkit/sharedN8n.ts).
 		n8n = await startN8n({ version: N8N_1_VERSION });
 		api = new N8nApi(n8n.url);
 		await api.setupOwner();

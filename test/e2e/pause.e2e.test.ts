@@ -33,6 +33,7 @@ describe('pausing an execution until Little Pay calls back, in a real n8n', () =
 	const userFolder = mkdtempSync(join(tmpdir(), 'littlepay-pause-'));
 	let ids: { basicId: string; apiKeyId: string };
 
+	// Its own n8n, not the run's shared one (testkit/sharedN8n.ts): a test restarts it.
 	/** Starts n8n in the suite's folder: the first time on a port startN8n picks, then on the same one. */
 	const startOurN8n = async () => {
 		n8n = await startN8n({ port, userFolder });

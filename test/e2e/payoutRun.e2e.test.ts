@@ -9,8 +9,9 @@ import { parse as parseFlatted } from 'flatted';
 
 import { startSandbox } from '../../sandbox';
 import type { SandboxHandle } from '../../sandbox';
-import { N8nApi, startN8n } from '../../testkit/n8n';
-import type { N8nServer } from '../../testkit/n8n';
+import type { N8nApi } from '../../testkit/n8n';
+import { sharedN8n } from '../../testkit/sharedN8n';
+import type { SharedN8n } from '../../testkit/sharedN8n';
 import {
 	createExampleTables,
 	exampleReplacements,
@@ -29,15 +30,14 @@ type Payout = { id: string; key: string; to: string; amount: number; status: str
 
 describe('example 4, the payout run, in a real n8n', () => {
 	let sandbox: SandboxHandle;
-	let n8n: N8nServer;
+	let n8n: SharedN8n;
 	let api: N8nApi;
 	let ids: { basicId: string; apiKeyId: string };
 	let tables: Record<string, string>;
 
 	beforeAll(async () => {
-		n8n = await startN8n();
-		api = new N8nApi(n8n.url);
-		await api.setupOwner();
+		n8n = await sharedN8n('payoutRun');
+		api = n8n.api;
 		tables = exampleReplacements(await createExampleTables(api), 'payout0run0token');
 	});
 
@@ -53,7 +53,7 @@ describe('example 4, the payout run, in a real n8n', () => {
 	});
 
 	afterAll(async () => {
-		await n8n?.stop();
+		await n8n?.release();
 	});
 
 	const ledger = async (): Promise<Payout[]> =>

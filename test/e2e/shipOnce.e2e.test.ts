@@ -413,6 +413,8 @@ describe('example 10: n8n killed mid-burst of callbacks and restarted (issue 30)
 				// default 5 s, so none counted as answered before the kill. What this test is about is the kill.
 				{ pinDelayMs: 50, callbackRetryDelaysMs: [500, 2000], callbackTimeoutMs: 30000 },
 				{ takeOverAfterSeconds: 5 },
+				// Its own n8n: the test kills it mid-burst and starts it again.
+				'own',
 			));
 	});
 
@@ -968,6 +970,8 @@ describe('example 10: n8n killed while payments are paused, restarted and swept 
 				'ship once paused',
 				{ pinDelayMs: 50, callbackRetryDelaysMs: retryDelaysMs },
 				{ takeOverAfterSeconds: 5 },
+				// Its own n8n: the test kills it while payments are paused and starts it again.
+				'own',
 			));
 		pausedOrderUrl = `${n8n.url}/webhook/littlepay-order-paused`;
 		await addPausedOrderPath(`http://127.0.0.1:${slowPort}/reserve`);

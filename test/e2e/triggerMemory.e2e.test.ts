@@ -105,6 +105,7 @@ describe('the trigger remembers accepted events across re-activation, edits and 
 	};
 
 	beforeAll(async () => {
+		// Its own n8n, not the run's shared one (testkit/sharedN8n.ts): a test restarts it.
 		n8n = await startN8n();
 		api = new N8nApi(n8n.url);
 		await api.setupOwner();

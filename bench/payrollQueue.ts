@@ -239,7 +239,7 @@ export async function benchPayrollQueue(): Promise<void> {
 		const idleLoad = loadAverage();
 		const idle = await pacedCallbacks(triggerUrl, IDLE_CALLBACKS);
 
-		const pids = cluster.workers.map((w) => w.child.pid!);
+		const pids = cluster.workers.map((w) => w.pid);
 		const cpu0 = pids.map(treeCpuSeconds);
 		const idleMiB = pids.map(rssMiB);
 		const peakMiB = [...idleMiB];

@@ -1,6 +1,6 @@
 // The package in n8n's queue mode (issue 13): n8n 2.41.1 main + 2 workers + 2 webhook processes, a private
-// Postgres and Redis (testkit/queueCluster.ts), the sandbox as gateway. One cluster for the whole suite,
-// stopped in afterAll.
+// Postgres and Redis (testkit/queueCluster.ts), the sandbox as gateway. The jest run's shared cluster
+// (sharedQueueCluster): this file restarts every n8n process and kills Postgres, and leaves it running.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 
 import axios from 'axios';
@@ -8,7 +8,7 @@ import type { AxiosResponse } from 'axios';
 
 import { signCallback, startSandbox } from '../../sandbox';
 import type { CallbackLogEntry, SandboxHandle } from '../../sandbox';
-import { N8nApi } from '../../testkit/n8n';
+import type { N8nApi } from '../../testkit/n8n';
 import { runQueueCallbackFault } from '../../testkit/callbackFaults';
 import {
 	callMcpTool,
@@ -16,8 +16,8 @@ import {
 	mcpWorkflow,
 	payoutToolParameters,
 } from '../../testkit/mcpClient';
-import { startQueueCluster } from '../../testkit/queueCluster';
-import type { QueueCluster } from '../../testkit/queueCluster';
+import { sharedQueueCluster } from '../../testkit/queueCluster';
+import type { SharedQueueCluster } from '../../testkit/queueCluster';
 import type { ExampleTables } from '../../testkit/n8nRuns';
 import {
 	createExampleTables,
@@ -113,7 +113,7 @@ function example10ForQueue(
 
 describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, Postgres, Redis)', () => {
 	let sandbox: SandboxHandle;
-	let cluster: QueueCluster;
+	let cluster: SharedQueueCluster;
 	let api: N8nApi;
 	let ids: { basicId: string; apiKeyId: string };
 	// The Data Tables the examples keep their books in: example 4 records its payouts, example 10 its payments.
@@ -127,15 +127,14 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 			callbackRetryDelaysMs: [],
 			privateKeyPem: gatewayKey.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
 		});
-		cluster = await startQueueCluster({ workers: 2, webhooks: 2, workerConcurrency: 5 });
-		api = new N8nApi(cluster.main.url!);
-		await api.setupOwner();
+		cluster = await sharedQueueCluster('queue');
+		api = cluster.api;
 		ids = await sandboxCredentials(api, sandbox, 'queue');
 		tables = await createExampleTables(api);
 	});
 
 	afterAll(async () => {
-		await cluster?.stop();
+		await cluster?.release();
 		await sandbox?.close();
 	});
 
@@ -197,6 +196,8 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 			return runViaWebhook(api, cluster.webhooks[webhook].url!, workflow);
 		};
 		const before = (await axios.get(`${sandbox.baseUrl}/sandbox/ledger`)).data.data;
+		// What the workers ran before (the cluster is the run's shared one): this test counts only its own.
+		const ranBefore = cluster.workers.map((w) => executionsRunBy(w.logs()));
 		// Six collections that each wait 1.5 s for the payer and three payout runs, started at once over both
 		// webhook processes: more than one worker's concurrency (5), so both workers take some.
 		const collects = Array.from({ length: 6 }, (_, i) =>
@@ -254,8 +255,10 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 			expect(intents.filter((i) => i.key === key).map((i) => i.status)).toEqual(['COMPLETED']);
 		}
 
-		const ranOn = cluster.workers.map((w) => executionsRunBy(w.logs()));
-		expect(ranOn.map((s) => s.size).every((n) => n > 0)).toBe(true);
+		const ranOn = cluster.workers.map(
+			(w, i) => [...executionsRunBy(w.logs())].filter((id) => !ranBefore[i].has(id)).length,
+		);
+		expect(ranOn.every((n) => n > 0)).toBe(true);
 		expect(cluster.main.logs()).not.toMatch(/Worker started execution/);
 	});
 
@@ -382,7 +385,6 @@ describe('the package in n8n queue mode (main, 2 workers, 2 webhook processes, P
 		const delivered = { workflowId: own.id, webhookId: own.webhookId, body: own.callback.body };
 		expect(delivered).toBeDefined();
 		await cluster.restartN8n();
-		api = new N8nApi(cluster.main.url!);
 		await api.setupOwner();
 		for (const w of cluster.webhooks) {
 			await waitForWebhook(`${w.url}/webhook/${delivered.webhookId}/littlepay`);

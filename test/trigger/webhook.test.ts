@@ -509,6 +509,15 @@ describe('Little Pay Trigger webhook', () => {
 			});
 		});
 
+		/** The workflow did not start and the caller was answered 401 status-not-confirmed. */
+		const expectNotConfirmed = (call: Awaited<ReturnType<typeof callWebhook>>) => {
+			expect(call.started).toBe(false);
+			expect(call.response).toEqual({
+				status: 401,
+				body: { received: false, error: 'status-not-confirmed' },
+			});
+		};
+
 		// Payers retry: an attempt fails, the payer pays. Little Pay's record by reference then lists only the
 		// latest (COMPLETED) attempt, so a failed attempt's callback handled after the payment (n8n busy, a
 		// redelivery) was refused 401 and never started the workflow: a genuine callback lost (the pause e2e's
@@ -566,11 +575,7 @@ describe('Little Pay Trigger webhook', () => {
 					{ ...params, confirmWithStatusApi: true },
 					signed({ ...paymentBody, status: 'FAILED' }),
 				);
-				expect(call.started).toBe(false);
-				expect(call.response).toEqual({
-					status: 401,
-					body: { received: false, error: 'status-not-confirmed' },
-				});
+				expectNotConfirmed(call);
 			},
 		);
 
@@ -613,11 +618,7 @@ describe('Little Pay Trigger webhook', () => {
 				{ verifySignatures: false, confirmWithStatusApi: true },
 				unsigned,
 			);
-			expect(call.started).toBe(false);
-			expect(call.response).toEqual({
-				status: 401,
-				body: { received: false, error: 'status-not-confirmed' },
-			});
+			expectNotConfirmed(call);
 		});
 
 		it('marks an unsigned callback the gateway confirms as status-check', async () => {

@@ -129,6 +129,29 @@ describe('two n8n credentials holding one API key are one account', () => {
 		expect((await ledger()).map((d) => d.amount)).toEqual([1000]);
 	});
 
+	// Attack: one account written another way (case, a trailing slash, spaces around the key) must not open a second day total.
+	it.each([
+		['the same address in capitals', (base: string) => base.toUpperCase(), (key: string) => key],
+		['with a trailing slash', (base: string) => `${base}/`, (key: string) => key],
+		['with a path of /', (base: string) => `${base}//`, (key: string) => key],
+		['with spaces around the key', (base: string) => base, (key: string) => ` ${key} `],
+	])(
+		'a second credential on the same account written %s shares its day total',
+		async (_, address, key) => {
+			const limits = { maxTotalPerDay: 1000 };
+			expect((await payoutIn('UTC', 1000, limits, 'credential-a')).error).toBeUndefined();
+			const m = sb.sandbox.merchant;
+			const again = await payoutIn(
+				'UTC',
+				1000,
+				{ ...limits, baseUrl: address(m.baseUrl), apiKey: key(m.apiKey) },
+				'credential-b',
+			);
+			expect(refusalOf(again)).toMatch(/would bring the total of one day to KES 2,000/);
+			expect((await ledger()).map((d) => d.amount)).toEqual([1000]);
+		},
+	);
+
 	it('a credential on another API key is another account: both pay', async () => {
 		const limits = { maxTotalPerDay: 1000 };
 		expect((await payoutIn('UTC', 1000, limits, 'credential-a')).error).toBeUndefined();

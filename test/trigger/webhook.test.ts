@@ -579,6 +579,25 @@ describe('Little Pay Trigger webhook', () => {
 			},
 		);
 
+		// Attack: the record by key vouches for a failed attempt of this payment only, never for the body.
+		it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+			['another amount', { amount: 99000 }, {}],
+			['another provider', { provider: 'AIRTEL' }, { payment: { provider: 'MPESA' } }],
+			["another payment's reference by key", {}, { reference: 'LP-REF-2' }],
+			["another payment's key by key", {}, { key: 'order99999' }],
+		])('refuses a FAILED callback after the payer paid that says %s', async (_, body, byKey) => {
+			const state = retried(['FAILED', 'COMPLETED']);
+			const records = state.statusRecords as Record<string, Record<string, unknown>>;
+			records.order12345 = { ...records.order12345, ...byKey };
+			records['LP-REF-1'] = { ...records['LP-REF-1'], ...(byKey.payment ? byKey : {}) };
+			const call = await callWebhook(
+				state,
+				{ ...params, confirmWithStatusApi: true },
+				signed({ ...paymentBody, status: 'FAILED', ...body }),
+			);
+			expectNotConfirmed(call);
+		});
+
 		it('refuses a COMPLETED callback the record by reference contradicts, whatever its attempts (no second read)', async () => {
 			const state = newTriggerState({
 				'LP-REF-1': {

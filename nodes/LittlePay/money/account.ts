@@ -30,6 +30,20 @@ export function knownTimeZone(zone: string): boolean {
 }
 
 /**
+ * An address as the gateway is reached at it, whatever its spelling: scheme and host in lower case, a
+ * default port dropped, the path without trailing slashes (a credential holding "HTTPS://Pay.Little.Africa/"
+ * is the same account as one holding https://pay.little.africa). Text that is no URL stays as written.
+ */
+function addressOf(url: string): string {
+	try {
+		const parsed = new URL(url);
+		return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+	} catch {
+		return url;
+	}
+}
+
+/**
  * The account of the node's API key credential. A Day Time Zone that names no zone refuses the move
  * (fail closed): a day counted in an unknown calendar is no limit.
  */
@@ -37,12 +51,13 @@ export async function accountOf(context: IExecuteFunctions, itemIndex: number): 
 	if (!context.getNode().credentials?.littlePayApiKeyApi)
 		return { id: 'no-api-key', timeZone: DEFAULT_DAY_TIME_ZONE };
 	const data = await credentialData(context, 'littlePayApiKeyApi', itemIndex);
-	const base = baseUrlOf(data);
+	const base = addressOf(baseUrlOf(data));
 	const payouts = data.disbursementBaseUrl
-		? baseUrlOf({ baseUrl: data.disbursementBaseUrl })
+		? addressOf(baseUrlOf({ baseUrl: data.disbursementBaseUrl }))
 		: base;
+	// The key as the gateway reads the header: spaces around it are no part of it.
 	const id = createHash('sha256')
-		.update([base, payouts, String(data.apiKey ?? '')].join('\n'))
+		.update([base, payouts, String(data.apiKey ?? '').trim()].join('\n'))
 		.digest('hex')
 		.slice(0, 32);
 	const named = typeof data.dayTimeZone === 'string' ? data.dayTimeZone.trim() : '';

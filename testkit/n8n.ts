@@ -541,6 +541,12 @@ export class N8nApi {
 		);
 	}
 
+	/** Unpublishes every workflow this client published (a file sharing an n8n, when it ends). */
+	async unpublishAll(): Promise<void> {
+		for (const id of this.published.splice(0))
+			await this.http.post(`/rest/workflows/${id}/deactivate`, {});
+	}
+
 	/** Publishes (activates) a workflow so its production webhooks listen. */
 	async activateWorkflow(id: string, versionId: string): Promise<void> {
 		const res = await this.http.post(`/rest/workflows/${id}/activate`, { versionId });

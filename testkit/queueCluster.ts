@@ -37,6 +37,7 @@ import {
 import {
 	E2E_RUN_ENV,
 	alive,
+	fileScope,
 	readShared,
 	recordShared,
 	stopGroups,
@@ -216,7 +217,7 @@ function postgresOf(record: PostgresRecord): PostgresServer {
 	};
 }
 
-/** Creates a throwaway Postgres cluster under `dir`, starts it on a free port and creates n8n's database. */
+/** What startPostgres starts, as a record another file can take the server over from. */
 async function makePostgres(dir: string, extraArgs: string[] = []): Promise<PostgresRecord> {
 	const { bin, major } = postgresBin();
 	const owner = postgresUser();
@@ -565,7 +566,7 @@ export interface SharedQueueCluster extends QueueCluster {
  * a client of this file's own (`label` names its Data Tables). Outside a jest e2e run, a cluster of its own.
  */
 export async function sharedQueueCluster(label: string): Promise<SharedQueueCluster> {
-	const scope = `${label.replace(/[^a-z0-9]/gi, '').slice(0, 16)}${Date.now().toString(36)}`;
+	const scope = fileScope(label);
 	const run = process.env[E2E_RUN_ENV];
 	let cluster: QueueCluster;
 	let heal: () => Promise<void> = async () => undefined;
@@ -628,7 +629,7 @@ export async function sharedQueueCluster(label: string): Promise<SharedQueueClus
 		stop: run ? refuse : cluster.stop,
 		api,
 		release: async () => {
-			for (const id of api.published) await api.http.post(`/rest/workflows/${id}/deactivate`, {});
+			await api.unpublishAll();
 			if (run) await heal();
 			else await cluster.stop();
 		},

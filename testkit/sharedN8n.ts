@@ -55,6 +55,11 @@ export function alive(pid: number): boolean {
 	}
 }
 
+/** A file's own name on a shared server, for its Data Tables: its label's letters and digits and the time. */
+export function fileScope(label: string): string {
+	return `${label.replace(/[^a-z0-9]/gi, '').slice(0, 16)}${Date.now().toString(36)}`;
+}
+
 /** Runs `body` holding the run folder's lock `name` (a folder: mkdir is atomic), for jest workers started side by side. */
 export async function withRunLock<T>(
 	run: string,
@@ -133,7 +138,7 @@ async function sharedServer(run: string): Promise<SharedRecord> {
  * (`label` names its Data Tables). Outside a jest e2e run (no run folder), an n8n of its own that release() stops.
  */
 export async function sharedN8n(label: string): Promise<SharedN8n> {
-	const scope = `${label.replace(/[^a-z0-9]/gi, '').slice(0, 16)}${Date.now().toString(36)}`;
+	const scope = fileScope(label);
 	const run = process.env[E2E_RUN_ENV];
 	if (!run) {
 		const own = await startN8n();
@@ -158,7 +163,7 @@ export async function sharedN8n(label: string): Promise<SharedN8n> {
 		kill: refuse('killed'),
 		api,
 		release: async () => {
-			for (const id of api.published) await api.http.post(`/rest/workflows/${id}/deactivate`, {});
+			await api.unpublishAll();
 		},
 	};
 }

@@ -126,6 +126,7 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	constructor(
 		private readonly credentials: Record<string, ICredentialDataDecryptedObject>,
 		private readonly littlePayAt?: string,
+		private readonly onRequest?: (request: AuthenticatedRequest) => void,
 	) {
 		super();
 	}
@@ -150,11 +151,13 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		if (this.littlePayAt && String(requestOptions.url).startsWith(LITTLE_PAY_URL))
 			requestOptions.url =
 				this.littlePayAt + String(requestOptions.url).slice(LITTLE_PAY_URL.length);
-		this.sent.push({
+		const sent: AuthenticatedRequest = {
 			credential: typeName,
 			method: String(requestOptions.method ?? 'GET'),
 			url: String(requestOptions.url),
-		});
+		};
+		this.sent.push(sent);
+		this.onRequest?.(sent);
 		const authenticate = type?.authenticate;
 		if (!authenticate) return requestOptions;
 		if (typeof authenticate === 'function') return authenticate(credentials, requestOptions);
@@ -270,6 +273,11 @@ export interface RunOptions {
 	 * standing in for Little Pay), so a credential pointing at Little Pay can be run without the internet.
 	 */
 	littlePayAt?: string;
+	/**
+	 * Called as each authenticated request leaves the node, before it is sent: what a person does while
+	 * the run goes on (turning a credential's switch, say, by changing `credentials` in place).
+	 */
+	onRequest?: (request: AuthenticatedRequest) => void;
 }
 
 const LITTLE_PAY_URL = 'https://pay.little.africa';
@@ -355,7 +363,11 @@ export async function runWorkflow(
 		staticData: {},
 		settings: workflowJson.settings,
 	});
-	const credentialsHelper = new TestCredentialsHelper(options.credentials, options.littlePayAt);
+	const credentialsHelper = new TestCredentialsHelper(
+		options.credentials,
+		options.littlePayAt,
+		options.onRequest,
+	);
 	const mode = options.retryOf ? 'retry' : 'manual';
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: 'test-workflow',

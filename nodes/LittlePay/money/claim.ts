@@ -4,6 +4,7 @@ import { throwUnknownOutcome } from '../errors';
 import { sendOnce } from '../transport';
 import type { LittlePayRequest, LittlePayResponse, LostAnswer } from '../transport';
 import { accountOf } from './account';
+import { refuseWhilePaused } from './limitSets';
 import { knownAnswer } from './send';
 
 // The key claim: one per key and kind in this n8n process, free, in flight or outcome unknown, and
@@ -151,6 +152,8 @@ export async function sendClaimed(
 	what: string,
 	key: string | undefined,
 ): Promise<LittlePayResponse | LostAnswer> {
+	// The switch as it is now: a person may have paused money moves since this run read its credential.
+	await refuseWhilePaused(context, request.itemIndex);
 	// sendOnce throws before sending (no credential), or on Stop, when the request may be out already.
 	const answer = await sendOnce(context, request).catch(async (error: unknown) => {
 		if (!context.getExecutionCancelSignal()?.aborted) return await Promise.reject(error as Error);

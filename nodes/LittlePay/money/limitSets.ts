@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { itemError, refuseMove } from '../errors';
 import type { AppliedLimit } from '../errors';
 import { formatMoney as format, fromMinorUnits, toMinorUnits } from '../helpers/amounts';
-import { credentialData } from '../transport';
+import { credentialData, currentCredentialData } from '../transport';
 import { LIMITS } from './limits';
 import { CREDENTIAL_MAX_BY_KIND, labelOf } from './limitWords';
 import type { Checked, Limit, Refuse } from './limits';
@@ -149,17 +149,7 @@ async function credentialLimits(
 	kind: MoveKind,
 ): Promise<{ limits: LimitSet; account: Account }> {
 	const data = await credentialData(context, 'littlePayApiKeyApi', itemIndex);
-	// Only a stored true pauses: a credential saved before the switch existed has no value, and moves.
-	if (data.pauseMoneyMoves === true) {
-		const name = context.getNode().credentials?.littlePayApiKeyApi?.name ?? '';
-		refuseMove(
-			context.getNode(),
-			itemIndex,
-			`Pause Money Moves is on in the credential ${name}: no payment, payout or refund is sent until a person turns it off`,
-			{ field: 'pauseMoneyMoves', label: 'Pause Money Moves', value: true, setOn: 'credential' },
-			'Tell the user that the account owner has paused money moves; nothing was sent',
-		);
-	}
+	refuseIfPaused(context, itemIndex, data);
 	const account = await accountOf(context, itemIndex);
 	const maxAmount = data[CREDENTIAL_MAX_BY_KIND[kind][0]];
 	const grant = grantApplies(context, data);
@@ -171,6 +161,36 @@ async function credentialLimits(
 		readLimits(context.getNode(), itemIndex, 'credential', { ...data, maxAmount }, kind, grant),
 	);
 	return { limits, account };
+}
+
+/** Refuses the move when the credential's fields have Pause Money Moves on. */
+function refuseIfPaused(context: IExecuteFunctions, itemIndex: number, data: IDataObject): void {
+	// Only a stored true pauses: a credential saved before the switch existed has no value, and moves.
+	if (data.pauseMoneyMoves !== true) return;
+	const name = context.getNode().credentials?.littlePayApiKeyApi?.name ?? '';
+	refuseMove(
+		context.getNode(),
+		itemIndex,
+		`Pause Money Moves is on in the credential ${name}: no payment, payout or refund is sent until a person turns it off`,
+		{ field: 'pauseMoneyMoves', label: 'Pause Money Moves', value: true, setOn: 'credential' },
+		'Tell the user that the account owner has paused money moves; nothing was sent',
+	);
+}
+
+/**
+ * Refuses a money move about to be sent when Pause Money Moves is on now: read from the credential as
+ * stored, not the node run's copy, so a switch turned while a run goes on stops the next send.
+ */
+export async function refuseWhilePaused(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): Promise<void> {
+	if (!context.getNode().credentials?.littlePayApiKeyApi) return;
+	refuseIfPaused(
+		context,
+		itemIndex,
+		await currentCredentialData(context, 'littlePayApiKeyApi', itemIndex),
+	);
 }
 
 /** Whether a set holds any limit at all. */

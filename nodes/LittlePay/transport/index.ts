@@ -116,6 +116,19 @@ function credentialFor(
 	return credentialsForRun(context, type, () => readCredential(context, type, itemIndex));
 }
 
+/**
+ * The credential's fields as stored now, past the node run's copy: for a switch a person turns while a
+ * run goes on (Pause Money Moves). A read decrypts the credential again, so only a send that moves money
+ * makes one.
+ */
+export async function currentCredentialData(
+	context: IExecuteFunctions,
+	type: LittlePayCredential,
+	itemIndex: number,
+): Promise<IDataObject> {
+	return await context.getCredentials(type, itemIndex);
+}
+
 /** The credential's fields for this node run, read (and decrypted) once per run. */
 export async function credentialData(
 	context: IExecuteFunctions,

@@ -1,9 +1,10 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { runState } from '../item';
+import { accountOf } from './account';
 import type { Account } from './account';
 import { isDirectToolCall, moveIdOf, TOOL_WINDOW_MS } from './memory';
-import type { DayEntry, DayView, LimitSet, MoneyMove, Spent } from './moves';
+import type { DayEntry, DayView, LimitSet, MoneyMove, MoveKind, Spent } from './moves';
 
 // The day totals the day limits count: module state of this n8n process, exact within it, not shared
 // by queue-mode workers (docs/ai-agents.md).
@@ -86,6 +87,7 @@ export function reserveDay(
 			amount: move.amount,
 			currency: move.currency.toUpperCase(),
 			recipient: move.recipient,
+			...(move.key !== undefined ? { key: move.key } : {}),
 		};
 		day.entries.push(entry);
 		reserved.push({ entries: day.entries, entry });
@@ -94,17 +96,59 @@ export function reserveDay(
 	dayReservations(context).set(itemIndex, reserved);
 }
 
-/** Settles an item's day reservation: given back when the gateway refused (no money moved). */
-export function settleDay(context: IExecuteFunctions, itemIndex: number, refused: boolean): void {
+/**
+ * Settles an item's day reservation: given back when nothing moved (the gateway refused the request,
+ * or answered that the move failed).
+ */
+export function settleDay(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	nothingMoved: boolean,
+): void {
 	const byItem = dayReservations(context);
 	const reserved = byItem.get(itemIndex);
 	if (!reserved) return;
 	byItem.delete(itemIndex);
-	if (!refused) return;
+	if (!nothingMoved) return;
 	for (const { entries, entry } of reserved) {
 		const at = entries.indexOf(entry);
 		if (at !== -1) entries.splice(at, 1);
 	}
+}
+
+/**
+ * A move's key as the account holds it: the account, the kind and the key (letter case folded, as the
+ * key claims fold it). The day totals find a move by it when Little Pay later says the move failed.
+ */
+export async function moveKeyOf(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	kind: MoveKind,
+	key: string,
+): Promise<string> {
+	const { id } = await accountOf(context, itemIndex);
+	return `${id}|${kind}|${key.toLowerCase()}`;
+}
+
+/**
+ * Takes the moves sent under these keys out of every day total of the account: Little Pay's record of
+ * each says it failed, so nobody was paid (Pay Again If Failed's failed attempts, a wait that ended
+ * FAILED). The account's day is this process's, like the totals themselves.
+ */
+export async function forgetFailedMoves(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	kind: MoveKind,
+	keys: string[],
+): Promise<void> {
+	if (keys.length === 0) return;
+	const failed = new Set<string>();
+	for (const key of keys) failed.add(await moveKeyOf(context, itemIndex, kind, key));
+	for (const entries of days.values())
+		for (let at = entries.length - 1; at >= 0; at--) {
+			const key = entries[at].key;
+			if (key !== undefined && failed.has(key)) entries.splice(at, 1);
+		}
 }
 
 /** The limits whose running total is the day's. */

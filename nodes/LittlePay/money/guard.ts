@@ -6,7 +6,7 @@ import { isExpression } from './limitSets';
 import { callIdOf, callRecordFor, isToolCall } from './memory';
 import { settleDay } from './days';
 import type { MoveKind } from './moves';
-import { gatewayRefused, settle } from './reserve';
+import { gatewayRefused, nothingMoved, settle } from './reserve';
 
 // The guard the router runs every item through (runGuarded): reads pass, a money move is settled
 // against the limits when it ends, and in tool mode the author's switch and repeated calls are decided.
@@ -79,7 +79,7 @@ export async function runGuarded(
 	if (!isToolCall(context)) {
 		const { answer, failure } = await attempt(run);
 		settle(context, itemIndex, answer, failure);
-		settleDay(context, itemIndex, failure !== undefined && gatewayRefused(failure));
+		settleDay(context, itemIndex, nothingMoved(answer, failure));
 		if (answer === undefined) throw failure;
 		return answer;
 	}
@@ -155,7 +155,7 @@ async function runToolMove(
 	record.pending = false;
 	record.at = Date.now();
 	const sent = settle(context, itemIndex, answer, failure);
-	settleDay(context, itemIndex, failure !== undefined && gatewayRefused(failure));
+	settleDay(context, itemIndex, nothingMoved(answer, failure));
 	if (answer === undefined) {
 		if (sent && !gatewayRefused(failure)) record.unknown = true;
 		throw failure;

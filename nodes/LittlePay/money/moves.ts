@@ -17,6 +17,8 @@ export interface MoneyMove {
 	paymentId?: string;
 	/** Refunds: what is still refundable on the payment (paid less already refunded). */
 	refundable?: number;
+	/** The move's key as the account holds it (`moveKeyOf`), when it is sent under one. */
+	key?: string;
 }
 
 /** Where a limit was set: on this node, or on the API-key credential (binding every workflow using it). */
@@ -51,6 +53,11 @@ export interface DayEntry {
 	amount: number;
 	currency: string;
 	recipient?: string;
+	/**
+	 * The key it was sent under, as the account holds it (`moveKeyOf`): when Little Pay says the move
+	 * under that key failed, nobody was paid, and the entry stops counting (`forgetFailedMoves`).
+	 */
+	key?: string;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { checkLimits, checkRefundable, hasLimits, limitSetsOf } from './limitSets';
 import type { LimitSet, MoneyMove, MoveKind, Spent } from './moves';
+import { outcomeOfRecord } from '../helpers/payoutOutcome';
 import { getPaymentRecord } from '../transport/gateway';
 import {
 	callIdOf,
@@ -15,7 +16,7 @@ import {
 	sessionMemoryFor,
 } from './memory';
 import type { MoneyMemory, SpentEntry } from './memory';
-import { reserveDay } from './days';
+import { moveKeyOf, reserveDay } from './days';
 
 // What a money move reserves against the limits before it is sent (enforceLimits), and how the
 // router's guard settles it when the item ends (settle).
@@ -68,6 +69,8 @@ export interface MoveRequest {
 	paymentId?: string;
 	/** That payment's or intent's status record when the operation has already read it. */
 	record?: IDataObject;
+	/** The key the move is sent under: the day totals forget the move when Little Pay says it failed. */
+	key?: string;
 }
 
 /**
@@ -93,6 +96,9 @@ export async function enforceLimits(
 		network: request.network,
 		recipient: request.recipient,
 		paymentId: request.paymentId,
+		...(request.key !== undefined
+			? { key: await moveKeyOf(context, itemIndex, request.kind, request.key) }
+			: {}),
 	};
 	const recordId = request.intentReference ?? request.paymentId;
 	if (recordId !== undefined && (request.amount === undefined || request.kind === 'refund')) {
@@ -226,8 +232,22 @@ export function gatewayRefused(error: unknown): boolean {
 }
 
 /**
- * Settles what an item reserved: kept when money moved or may have moved, given back when the
- * gateway refused. Returns whether the item had sent (reserved) anything.
+ * Whether an item's answer says its move failed at Little Pay (a payout's outcome, a payment's or
+ * refund's status read from the gateway's answer): nobody was paid.
+ */
+export function answeredFailed(answer: IDataObject | undefined): boolean {
+	if (answer === undefined) return false;
+	return answer.outcome === 'failed' || outcomeOfRecord(answer.status) === 'failed';
+}
+
+/** Whether nothing moved for an item: the gateway refused its request, or answered that it failed. */
+export function nothingMoved(answer: IDataObject | undefined, error: unknown): boolean {
+	return (error !== undefined && gatewayRefused(error)) || answeredFailed(answer);
+}
+
+/**
+ * Settles what an item reserved: kept when money moved or may have moved, given back when nothing
+ * moved (refused, or failed). Returns whether the item had sent (reserved) anything.
  */
 export function settle(
 	context: IExecuteFunctions,
@@ -240,7 +260,7 @@ export function settle(
 	if (!reservation) return false;
 	byItem?.delete(itemIndex);
 	const { memories, entries } = reservation;
-	if (error !== undefined && gatewayRefused(error)) {
+	if (nothingMoved(answer, error)) {
 		for (const memory of memories)
 			memory.entries = memory.entries.filter((entry) => !entries.includes(entry));
 	} else if (answer && answer.status === 'COMPLETED') {

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { outcomeOfCreation, outcomeOfRecord, payoutItem } from '../../helpers/payoutOutcome';
+import { forgetFailedMoves } from '../../money/days';
 import { enforceLimits } from '../../money/reserve';
 import { expectSuccess } from '../../transport';
 import { payoutPath, payoutRecordRequest } from '../../transport/gateway';
@@ -158,6 +159,8 @@ async function payOut(context: IExecuteFunctions, item: Item): Promise<IDataObje
 	if (attempt) {
 		key = attempt.key;
 		checkFirst = true;
+		// Little Pay's records say those attempts failed: nobody was paid, so they stop counting.
+		await forgetFailedMoves(context, item.index, 'payout', attempt.failedBefore);
 	}
 	const { method, amount, currency, to } = request;
 	const itemIndex = item.index;
@@ -170,6 +173,7 @@ async function payOut(context: IExecuteFunctions, item: Item): Promise<IDataObje
 			currency,
 			network: method,
 			recipient: to,
+			key,
 		});
 	}
 	const { response, outcome } = await createOnce(

@@ -15,6 +15,7 @@ import { attemptKey, MAX_ATTEMPTS } from './attempts';
 import { limitRefusal, quoteFor } from './charges';
 import { readPayoutRequest } from './fields';
 import type { PayoutRequest } from './fields';
+import { forgetFailedMoves } from '../../money/days';
 
 /**
  * A payout run is checked whole before anything is sent: every row's number, network, amount within
@@ -238,7 +239,11 @@ async function refuseKeysHoldingAnother(
 			);
 			continue;
 		}
-		if (payAgain && outcomeOfRecord(answer.data.status) === 'failed') continue;
+		if (payAgain && outcomeOfRecord(answer.data.status) === 'failed') {
+			// It paid nobody: it stops counting under the day limits the run is checked against next.
+			await forgetFailedMoves(context, itemIndex, 'payout', [payout.key]);
+			continue;
+		}
 		const { amount, method, currency, to } = payout.request;
 		const differences = differingFields({ amount, method, currency, to }, answer.data);
 		if (differences.length === 0) {

@@ -5,6 +5,7 @@ import { pauseUnlessCancelled } from '../../transport';
 import { getPayoutRecord } from '../../transport/gateway';
 import { forEachAtMost } from '../../helpers/pool';
 import { invalidInput, cancelledError } from '../../errors';
+import { forgetFailedMoves } from '../../money/days';
 
 /** The first lookup comes 2 s after the wait starts; each pause then doubles, up to 60 s. */
 export const FIRST_LOOKUP_DELAY_MS = 2000;
@@ -86,4 +87,13 @@ export async function waitForSettlement(
 		if (timedOut) payout.result.outcome = 'pending';
 		payout.result.timedOut = timedOut;
 	}
+	// Little Pay's records say these failed: nobody was paid, so they stop counting in the day totals.
+	const failed = payouts.filter((p) => p.result.outcome === 'failed' && p.result.key);
+	if (failed.length > 0)
+		await forgetFailedMoves(
+			context,
+			failed[0].itemIndex,
+			'payout',
+			failed.map((p) => String(p.result.key)),
+		);
 }

@@ -162,15 +162,23 @@ async function referencesByExecution(
 	const statuses: Record<string, number> = {};
 	const without: Array<{ id: string; status: string }> = [];
 	const pattern = new RegExp(`${runTag}-\\d+`, 'g');
-	for (const { id, status } of await allExecutions(api, workflowId)) {
-		const execution = await api.execution(id);
-		const text =
-			typeof execution.data === 'string' ? execution.data : JSON.stringify(execution.data);
-		const references = new Set(text.match(pattern) ?? []);
-		if (references.size === 0) without.push({ id, status });
-		else statuses[status] = (statuses[status] ?? 0) + 1;
-		for (const reference of references) counts.set(reference, (counts.get(reference) ?? 0) + 1);
-	}
+	const listed = await allExecutions(api, workflowId);
+	// Eight reads at a time: each execution's stored data is one request.
+	let next = 0;
+	const reader = async () => {
+		while (next < listed.length) {
+			const { id, status } = listed[next++];
+			const execution = await api.execution(id);
+			const text =
+				typeof execution.data === 'string' ? execution.data : JSON.stringify(execution.data);
+			const references = new Set(text.match(pattern) ?? []);
+			if (references.size === 0) without.push({ id, status });
+			else statuses[status] = (statuses[status] ?? 0) + 1;
+			for (const reference of references) counts.set(reference, (counts.get(reference) ?? 0) + 1);
+		}
+	};
+	await Promise.all(Array.from({ length: 8 }, reader));
+	without.sort((a, b) => Number(a.id) - Number(b.id));
 	return { counts, statuses, without };
 }
 
@@ -206,6 +214,7 @@ async function burstThroughFault(
 	const urls = target.bases.map((base) => receiverUrl(base, options.receiver, path));
 	for (const url of urls) await waitForWebhook(url);
 	const probes = new Set((await allExecutions(api, created.id)).map((e) => e.id));
+	log('workflow active');
 
 	const runTag = `FAULT${randomUUID().slice(0, 8)}`;
 	const deliveries: Delivery[] = Array.from({ length: options.callbacks }, (_, i) => {
@@ -261,6 +270,7 @@ async function burstThroughFault(
 	log(`burst: ${acks} of ${deliveries.length} answered 2xx; refusals ${JSON.stringify(refusals)}`);
 	const after = new N8nApi(await target.recover());
 	for (const url of urls) await waitForWebhook(url, 120000);
+	log('n8n answers again');
 
 	// Little Pay's redelivery: every callback without a 2xx, again and again until it gets one.
 	const pending = deliveries.filter((d) => !d.acknowledged);
@@ -279,7 +289,10 @@ async function burstThroughFault(
 	log(`redelivered ${pending.length} callbacks`);
 
 	await after.setupOwner();
-	await settledExecutions(after, created.id, 5000, 600000);
+	// Receive and a No Operation end in milliseconds: one still running after 10 s of no change is one whose
+	// end n8n could not record (the fault), not one still at work.
+	await settledExecutions(after, created.id, 3000, 600000, 10000);
+	log('executions settled');
 	const found = await referencesByExecution(after, created.id, runTag);
 	const { counts } = found;
 	const ran = (d: Delivery) => (counts.get(d.reference) ?? 0) > 0;
@@ -313,7 +326,8 @@ export async function runCallbackFault(
 	const userFolder = mkdtempSync(join(tmpdir(), 'littlepay-faults-'));
 	// Its own n8n, not the e2e run's shared one (testkit/sharedN8n.ts): the fault kills it.
 	// The port startN8n picks; a restart after the kill comes back on it (the callbacks' URLs name it).
-	let n8n: N8nServer = await startN8n({ userFolder });
+	// Stopped without waiting on executions the fault left running: the run is over and its data read.
+	let n8n: N8nServer = await startN8n({ userFolder, stopGraceMs: 2000 });
 	const port = Number(new URL(n8n.url).port);
 	const { fault } = options;
 	try {
@@ -329,7 +343,7 @@ export async function runCallbackFault(
 					await new Promise((r) => setTimeout(r, fault.forMs));
 				},
 				recover: async () => {
-					if (fault.kind === 'kill') n8n = await startN8n({ userFolder, port });
+					if (fault.kind === 'kill') n8n = await startN8n({ userFolder, port, stopGraceMs: 2000 });
 					return n8n.url;
 				},
 			},

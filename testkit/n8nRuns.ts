@@ -247,6 +247,12 @@ export async function settledExecutions(
 	workflowId: string,
 	quietMs = 3000,
 	timeoutMs = 300000,
+	/**
+	 * How long the list must stay unchanged while an execution is still `running` (10 quiet periods): a
+	 * workflow that ends in milliseconds passes less, so an execution n8n never finished recording (its
+	 * database refused the write) does not hold the wait for 10 quiet periods.
+	 */
+	runningQuietMs = 10 * quietMs,
 ): Promise<Array<{ id: string; status: string }>> {
 	const picture = (list: Array<{ id: string; status: string }>) =>
 		list
@@ -263,7 +269,7 @@ export async function settledExecutions(
 		if (picture(now) !== picture(executions)) stableSince = Date.now();
 		executions = now;
 		const quiet = Date.now() - stableSince;
-		if (quiet >= quietMs && (!running || quiet >= 10 * quietMs)) return executions;
+		if (quiet >= quietMs && (!running || quiet >= runningQuietMs)) return executions;
 	}
 	throw new Error(`executions of ${workflowId} did not settle within ${timeoutMs / 1000} s`);
 }

@@ -10,8 +10,9 @@ describe('acknowledged callbacks survive faults (real n8n 2.41.1)', () => {
 	it('loses no acknowledged callback when n8n is killed mid-burst and restarted', async () => {
 		const report = await runCallbackFault({
 			receiver: 'littlePayTrigger',
-			fault: { kind: 'kill', afterAcks: 100 },
-			callbacks: 300,
+			// 25 callbacks in flight when n8n is killed, and 100 more after it: redelivered once it is back.
+			fault: { kind: 'kill', afterAcks: 50 },
+			callbacks: 150,
 			concurrency: 25,
 		});
 		expect(report.redelivered).toBeGreaterThan(0);
@@ -19,7 +20,7 @@ describe('acknowledged callbacks survive faults (real n8n 2.41.1)', () => {
 		expect({
 			...report,
 			lost: report.acknowledgedThenLost,
-			faultMidBurst: report.acknowledgedBeforeFault >= 100,
+			faultMidBurst: report.acknowledgedBeforeFault >= 50,
 		}).toMatchObject({
 			faultMidBurst: true,
 			lost: 0,

@@ -219,12 +219,18 @@ export function throwUnknownOutcome(
 	detail: string,
 	check: string,
 ): never {
-	throw new NodeOperationError(
+	throw new UnknownOutcomeError(
 		context.getNode(),
 		`${rowOf(itemIndex)}: the outcome of the ${what} is unknown (${detail})`,
-		{ description: check },
+		{ description: check, itemIndex },
 	);
 }
+
+/**
+ * A request that may have moved money ended without an answer that settles it: it may be at Little Pay.
+ * Its type is the fact (the failure code, a stopped run's report), never its message's words.
+ */
+export class UnknownOutcomeError extends NodeOperationError {}
 
 /** The error of a status check from a webhook call that Little Pay answered with neither a record nor 404. */
 export function statusCheckError(node: INode, statusCode: number): NodeOperationError {

@@ -141,6 +141,46 @@ describe("The run summary is the payroll's page", () => {
 		expect(String(out[1].nextStep)).not.toMatch(/new key/);
 	});
 
+	it.each([1, 3])(
+		'a run stopped by a 503 on a payout (Concurrency %i) lists that row under To act on as outcome unknown, and names the rows it did not reach (issue 66)',
+		async (concurrency) => {
+			// The first two payouts go through; the third is answered 503 and its look-up finds nothing.
+			await sb.post('/sandbox/faults', {
+				rules: [
+					{ method: 'POST', pathPrefix: '/api/disbursements', latencyMs: 0, times: 2 },
+					{ method: 'POST', pathPrefix: '/api/disbursements', status: 503, times: 1 },
+				],
+			});
+			const rows = [600, 700, 800, 900, 1000, 1100].map((amount) => row(0, amount));
+			const json: WorkflowJson = loadFixture('disbursement-create.json', {
+				ITEMS: JSON.stringify(rows),
+				ON_ERROR: 'stopWorkflow',
+			});
+			const node = json.nodes.find((n) => n.name === 'Little Pay');
+			(node?.parameters as { options: Item }).options.concurrency = concurrency;
+			const result = await runWorkflow(json, { credentials: sb.credentials });
+			expect(result.error?.message).toMatch(/^Row 3: the outcome of the payout is unknown/);
+			const description = String(result.error?.description);
+			const sent = (await sb.received())
+				.filter((r) => r.method === 'POST' && r.path.startsWith('/api/disbursements'))
+				.map((r) => String((r.body as Item).key));
+			// Row 3 is the one to look up before anything else is done about it.
+			expect(description).toContain(
+				`Row 3 (${String(rows[2].key)}) outcome unknown: the outcome of the payout is unknown (HTTP 503`,
+			);
+			// Every row this run sent a request for is accounted for, and every other row is named.
+			const named = rows.filter((r) => description.includes(String(r.key)));
+			const notSent = rows.filter((r) => !sent.includes(String(r.key)));
+			for (const r of notSent) expect(description).toContain(String(r.key));
+			expect(named.length).toBeGreaterThanOrEqual(notSent.length + 1);
+			if (notSent.length > 0)
+				expect(description).toContain(
+					`Not reached, nothing sent for them: rows ${notSent.map((r) => `${rows.indexOf(r) + 1} (${String(r.key)})`).join(', ')}.`,
+				);
+			else expect(description).not.toMatch(/not reached/i);
+		},
+	);
+
 	it('a run that stops after sending (a fault mid-run, On Error: Stop) still gives its summary as the error description', async () => {
 		// The third row skips the node's limit check, so Little Pay refuses it after two were sent.
 		const rows = [row(0, 500), row(0, 600), row(0, 5, { checkLimits: false }), row(0, 800)];
@@ -153,6 +193,7 @@ describe("The run summary is the payroll's page", () => {
 				/^Payout run: 2 sent now \(KES 1,100\.00, fees KES [\d.]+\), 0 found already sent, 0 failed, 0 refused, 1 error, 2 pending, 1 not reached \(the run stopped\)\.$/,
 			),
 			'Paid so far: 0 rows completed, of 2 rows asked (KES 1,100.00).',
+			`Not reached, nothing sent for them: row 4 (${String(rows[3].key)}).`,
 			'To act on:',
 			`Row 3 (${String(rows[2].key)}) error: Little Pay refused by its rules POST /api/disbursements (HTTP 422, AMOUNT_OUT_OF_RANGE)`,
 			'Error: read it; if it says the outcome is unknown, look the key up with Payout: Reconcile before paying; else fix the row and run again.',

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { gatewayWordsOf } from '../errors';
+import { gatewayWordsOf, UnknownOutcomeError } from '../errors';
 
 /**
  * Every way a payment, prompt, card step, refund or payout can fail that the package can observe, as a
@@ -133,7 +133,8 @@ export function failureOfError(error: unknown): FailureCode {
 	const e = (error ?? {}) as { name?: unknown; message?: unknown; httpCode?: unknown };
 	const message = String(e.message ?? '');
 	if (typeof error === 'object' && error !== null && 'refusal' in error) return 'limit-refused';
-	if (/is unknown|did not answer/.test(message)) return 'unknown-outcome';
+	if (error instanceof UnknownOutcomeError) return 'unknown-outcome';
+	if (/did not answer/.test(message)) return 'unknown-outcome';
 	if (/cancelled/i.test(message)) return 'cancelled';
 	if (/credential is selected/.test(message)) return 'credentials';
 	// The node found the key's record and it is another request: nothing was sent.

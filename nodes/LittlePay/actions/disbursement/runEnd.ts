@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { UnknownOutcomeError } from '../../errors';
 import { isUnsettled } from '../../helpers/payoutOutcome';
 import { itemScope, runChoice } from '../../item';
 import { keyIsGenerated } from '../../money/keys';
@@ -87,12 +88,18 @@ export function describeFailure(
 	const failedAt = typeof at === 'number' ? at : undefined;
 	const refused = runCheckOf(this)?.refused;
 	// Rows the run never reached are holes in `results`: Array.from visits them too.
+	const keyOf = (itemIndex: number) => runCheckOf(this)?.ready.get(itemIndex)?.key ?? null;
 	const rows: RunRow[] = Array.from(results, (result, itemIndex) => ({
 		result,
 		refused: refused?.get(itemIndex),
 		...(result === undefined && itemIndex === failedAt
-			? { error: failure.message, key: runCheckOf(this)?.ready.get(itemIndex)?.key ?? null }
-			: { notReached: result === undefined }),
+			? {
+					// The line names the row already.
+					error: failure.message.replace(/^Row \d+: /, ''),
+					key: keyOf(itemIndex),
+					unknown: failure instanceof UnknownOutcomeError,
+				}
+			: { notReached: result === undefined, key: result === undefined ? keyOf(itemIndex) : null }),
 	}));
 	const summary = runSummary(rows, false);
 	const generated = keyIsGenerated(itemScope(this, 0));

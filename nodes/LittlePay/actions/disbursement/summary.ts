@@ -28,11 +28,17 @@ export interface RunRow {
 	refused?: RefusedPayout;
 	/** Why the item failed after the check, when it did. */
 	error?: string;
-	/** The row's key, when it failed. */
+	/** The row's key, when it failed or was not reached. */
 	key?: string | null;
+	/** It failed with its outcome unknown: the payout may be at Little Pay (money/claim.ts). */
+	unknown?: boolean;
 	/** The run stopped before this row was done (a fault at another row, On Error: Stop). */
 	notReached?: boolean;
 }
+
+/** What to do about a row whose outcome is unknown: look it up, never pay it blind. */
+const UNKNOWN_STEP =
+	'It may be at Little Pay: look the key up with Payout: Reconcile before paying it again; a re-run looks it up first';
 
 /** Rows and money of one kind in one currency. */
 interface Totals {
@@ -82,8 +88,9 @@ export function runSummary(rows: RunRow[], checkOnly: boolean): IDataObject {
 	let failed = 0;
 	let errors = 0;
 	let notReached = 0;
+	const notReachedRows: IDataObject[] = [];
 	const refusedRows: IDataObject[] = [];
-	rows.forEach(({ result, refused, error, key, notReached: stopped }, itemIndex) => {
+	rows.forEach(({ result, refused, error, key, unknown, notReached: stopped }, itemIndex) => {
 		const row = itemIndex + 1;
 		// A limit's refusal as data (refused: true, sent: false) sent nothing, like a row the check refused.
 		const refusedAsData = result?.refused === true && result.sent === false;
@@ -103,11 +110,22 @@ export function runSummary(rows: RunRow[], checkOnly: boolean): IDataObject {
 		}
 		if (!result && stopped) {
 			notReached++;
+			notReachedRows.push({ row, key: key ?? null });
 			return;
 		}
 		if (!result) {
 			errors++;
-			actOn.push({ row, key: key ?? null, outcome: 'error', reason: error ?? null });
+			actOn.push(
+				unknown
+					? {
+							row,
+							key: key ?? null,
+							outcome: 'unknown',
+							reason: error ?? null,
+							nextStep: UNKNOWN_STEP,
+						}
+					: { row, key: key ?? null, outcome: 'error', reason: error ?? null },
+			);
 			return;
 		}
 		const currency = String(result.currency);
@@ -172,7 +190,9 @@ export function runSummary(rows: RunRow[], checkOnly: boolean): IDataObject {
 		...outcomes,
 		refused: refusedRows.length,
 		errors,
-		...(notReached > 0 ? { notReached } : {}),
+		...(notReached > 0
+			? { notReached, rowsNotReached: notReachedRows.slice(0, ACT_ON_LISTED) }
+			: {}),
 		currency: single ? currencies[0] : null,
 		totalAmount: single ? single.amount : currencies.length === 0 ? 0 : null,
 		totalFees: single ? single.fees : currencies.length === 0 ? 0 : null,
@@ -255,17 +275,25 @@ export function summaryLines(summary: IDataObject): string[] {
 			`Paid so far: ${counted(summary.completed, summary.completed === 1 ? 'row completed' : 'rows completed', paid)}, of ${counted(askedRows, askedRows === 1 ? 'row asked' : 'rows asked', asked)}.`,
 		);
 	}
+	const notReachedRows = (summary.rowsNotReached ?? []) as IDataObject[];
+	if (notReachedRows.length > 0) {
+		const named = notReachedRows
+			.slice(0, ACT_ON_IN_HINT)
+			.map((row) => `${String(row.row)}${row.key ? ` (${String(row.key)})` : ''}`);
+		const more = Number(summary.notReached) - named.length;
+		lines.push(
+			`Not reached, nothing sent for them: row${named.length === 1 ? '' : 's'} ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}.`,
+		);
+	}
 	const actOn = summary.rowsToActOn as IDataObject[];
 	if (actOn.length === 0) return lines;
 	lines.push('To act on:');
 	// Each row on a line of its own with its own reason: the hint reads as the list of what to fix.
 	for (const row of actOn.slice(0, ACT_ON_IN_HINT)) {
-		const reason =
-			row.outcome === 'refused' || row.outcome === 'failed' || row.outcome === 'error'
-				? row.reason
-				: null;
+		const reason = row.outcome === 'pending' ? null : row.reason;
+		const outcome = row.outcome === 'unknown' ? 'outcome unknown' : String(row.outcome);
 		lines.push(
-			`Row ${String(row.row)}${row.key ? ` (${String(row.key)})` : ''} ${String(row.outcome)}${typeof reason === 'string' && reason !== '' ? `: ${reason}` : ''}`,
+			`Row ${String(row.row)}${row.key ? ` (${String(row.key)})` : ''} ${outcome}${typeof reason === 'string' && reason !== '' ? `: ${reason}` : ''}`,
 		);
 	}
 	const more = actOn.length + Number(summary.rowsToActOnNotListed) - ACT_ON_IN_HINT;
@@ -277,6 +305,8 @@ export function summaryLines(summary: IDataObject): string[] {
 		lines.push(
 			'Pending: do not pay again; look it up later with Payout: Reconcile (or Wait for Settlement).',
 		);
+	if (actOn.some((row) => row.outcome === 'unknown'))
+		lines.push(`Outcome unknown: ${UNKNOWN_STEP}.`);
 	if (actOn.some((row) => row.outcome === 'refused'))
 		lines.push('Refused: nothing was sent for it; fix the row and run again.');
 	// An error may have been a payout whose answer was lost: it is looked up, never assumed unsent.
